@@ -1,0 +1,54 @@
+"""``resumable-jobs``: the package's command line.
+
+Subcommands are registered here and implemented in their own modules, imported only when their
+subcommand runs, so ``resumable-jobs --version`` answers without importing Airflow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from resumable_jobs._version import __version__
+
+#: subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help line)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "review": ("resumable_jobs.review.command", "review DAG files for crash-safety anti-patterns"),
+    "doctor": ("resumable_jobs.doctor", "check the installed Airflow and settings for crash safety"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="resumable-jobs",
+        description="Crash-safe external job submission for Apache Airflow.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_line) in SUBCOMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_line, description=help_line)
+        sub_parser.set_defaults(_module=module)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    # Parse the subcommand first, then let its module declare its own arguments.
+    known, _ = parser.parse_known_args(argv)
+    if known.command is None:
+        parser.print_help()
+        return 2
+    module = importlib.import_module(known._module)
+    sub_parser = argparse.ArgumentParser(
+        prog=f"resumable-jobs {known.command}", description=SUBCOMMANDS[known.command][1]
+    )
+    module.add_arguments(sub_parser)
+    args = sub_parser.parse_args(argv[argv.index(known.command) + 1 :])
+    return int(module.run(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

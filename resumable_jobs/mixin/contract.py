@@ -1,0 +1,259 @@
+"""The contract every resumable operator implements, shared by the core mixin and the shim.
+
+What it is for: one set of names - the six methods of spec section 5, ``external_id_key`` and the
+optional hooks (``build_trigger``, ``find_job``, ``request_fingerprint``) - that an operator
+implements once and that behave the same on every Airflow version. Airflow 3.3+ gets
+:class:`resumable_jobs.mixin.core.ResumableJobMixin` (durable); older versions get
+:class:`resumable_jobs.shims.pre33.ResumableJobMixin` (always submits). Both inherit from here.
+
+How it works: this class owns what does not depend on the store - construction checks, the three
+execution modes once a job id is known (poll, defer, or return the id), ``execute_complete`` for
+trigger events, and the store-less path. The subclasses own the decision of *which* job id a try
+continues with.
+
+What it does not do: it never talks to ``task_state_store``; that is the core mixin's job alone.
+"""
+
+from __future__ import annotations
+
+import warnings
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Any
+
+from resumable_jobs.mixin import construction
+from resumable_jobs.mixin.checkpoint import validate_external_id_key
+from resumable_jobs.mixin.errors import ExternalJobFailed
+from resumable_jobs.mixin.tokens import one_off_token
+
+if TYPE_CHECKING:
+    from pydantic import JsonValue
+
+    from airflow.sdk import Context
+    from airflow.triggers.base import BaseTrigger
+
+#: Classes whose ``__init__`` the mixin's constructor steps over (see ``_init_next_after_mixin``).
+SKIPPED_INITS: set[type] = set()
+
+#: Event status values ``execute_complete`` understands.
+EVENT_SUCCESS = "success"
+EVENT_ERROR = "error"
+
+
+class ResumableJobContract(ABC):
+    """Names and mode handling shared by the core mixin and the pre-3.3 shim (see module docstring)."""
+
+    #: Store key of the bare external id. Never rename it on a deployed operator: retries in
+    #: flight look the job up under the old name.
+    external_id_key: str = "remote_job_id"
+
+    #: Set by the mixin before every ``submit_job`` call: at most 64 characters of
+    #: ``[A-Za-z0-9_-]``, stable across the retries of one submission generation.
+    submission_token: str | None = None
+
+    #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded);
+    #: ``on_kill`` implementations cancel this one.
+    current_external_id: Any = None
+
+    #: Marks classes that are mixin layers rather than operators (no construction wrapping).
+    _resumable_mixin_layer = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        validate_external_id_key(cls.external_id_key, owner=cls.__qualname__)
+        if vars(cls).get("_resumable_mixin_layer"):
+            return
+        construction.install(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Reached with the operator's arguments when the mixin comes before BaseOperator in the
+        # bases, and with none when BaseOperator comes first (it calls super().__init__() bare).
+        durable = kwargs.pop("durable", construction.UNSET)
+        if durable is not construction.UNSET:
+            self._accept_durable(durable)
+        _init_next_after_mixin(self, args, kwargs)
+
+    # ----------------------------------------------------------------- the spec's six methods
+    @abstractmethod
+    def submit_job(self, context: Context) -> JsonValue:
+        """Submit the job and return its external id (JSON-serialisable).
+
+        ``self.submission_token`` is set before this is called; pass it to the external system
+        where it accepts one (an idempotency token, a job id, a tag), so ``find_job`` or the
+        system's own deduplication can recognise the job on a retry. Return None only when the
+        system has no trackable id: the job then runs without crash safety (a WARNING says so).
+        """
+
+    @abstractmethod
+    def get_job_status(self, external_id: JsonValue, context: Context) -> str:
+        """Return the job's raw status string. Raise :class:`JobNotFoundError` for an unknown id."""
+
+    @abstractmethod
+    def is_job_active(self, status: str) -> bool:
+        """True while the job may still finish: a retry reconnects to it."""
+
+    @abstractmethod
+    def is_job_succeeded(self, status: str) -> bool:
+        """True when the job finished successfully: a retry returns its result."""
+
+    @abstractmethod
+    def poll_until_complete(self, external_id: JsonValue, context: Context) -> None:
+        """Block until the job is terminal; raise on failure. Its return value is ignored."""
+
+    @abstractmethod
+    def get_job_result(self, external_id: JsonValue, context: Context) -> Any:
+        """Return what the task returns after success (every path returns this). None if nothing."""
+
+    # ----------------------------------------------------------------- optional hooks
+    def build_trigger(self, external_id: JsonValue, context: Context) -> BaseTrigger:
+        """Return the trigger that waits for ``external_id``; needed for ``deferrable=True``.
+
+        The trigger must fire an event ``{"status": "success" | "error", "external_id": ...,
+        "message": str}`` (or the operator overrides ``execute_complete`` to translate its own).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement build_trigger()")
+
+    def find_job(self, token: str, context: Context) -> JsonValue:
+        """Return the id of a job submitted with ``token``, or None.
+
+        Implement it where the external system can be searched (tags, names): it closes the
+        window between ``submit_job`` returning and the id being persisted.
+        """
+        return None
+
+    def request_fingerprint(self, context: Context) -> str | None:
+        """Return a string identifying the rendered request, or None to skip the check.
+
+        When it differs from the fingerprint stored with the job, a retry does not reconnect to
+        that job (mapped inputs that shifted between retries, an edited DAG) but submits anew.
+        """
+        return None
+
+    def on_job_selected(self, external_id: JsonValue, context: Context) -> None:
+        """Called once per try as soon as the job this try follows is known, on every path.
+
+        Providers push the job id and page URL to XCom here, so the links are right whether the
+        try submitted the job, reconnected to it, found it already succeeded or resumed from a
+        trigger. The default does nothing.
+        """
+
+    # ----------------------------------------------------------------- modes
+    @property
+    def resumable_deferrable(self) -> bool:
+        return bool(getattr(self, "deferrable", False))
+
+    @property
+    def resumable_waits(self) -> bool:
+        return bool(getattr(self, "wait_for_termination", True))
+
+    @classmethod
+    def supports_deferral(cls) -> bool:
+        return cls.build_trigger is not ResumableJobContract.build_trigger
+
+    def execute_complete(self, context: Context, event: dict[str, Any] | None) -> Any:
+        """Resume after the trigger fired: raise on ``"error"``, return the job's result on ``"success"``."""
+        if not isinstance(event, dict) or event.get("status") not in (EVENT_SUCCESS, EVENT_ERROR):
+            raise ExternalJobFailed(
+                f"{type(self).__name__} received an unexpected trigger event {event!r}; expected "
+                "{'status': 'success' | 'error', 'external_id': ..., 'message': str}"
+            )
+        external_id = event.get("external_id")
+        self._select_job(external_id, context)
+        if event["status"] == EVENT_ERROR:
+            message = event.get("message") or "the trigger reported an error without a message"
+            raise ExternalJobFailed(f"Job {external_id!r} did not succeed: {message}")
+        return self._finish_succeeded_job(external_id, context)
+
+    def _select_job(self, external_id: Any, context: Context) -> None:
+        self.current_external_id = external_id
+        if external_id is not None:
+            self.on_job_selected(external_id, context)
+
+    def _continue_with_job(self, external_id: Any, context: Context) -> Any:
+        """Given the job this try follows, wait for it in the configured mode."""
+        self._select_job(external_id, context)
+        if not self.resumable_waits:
+            self._record_task_completion(external_id, context)
+            return external_id
+        if self.resumable_deferrable:
+            self.defer(  # type: ignore[attr-defined]
+                trigger=self.build_trigger(external_id, context),
+                method_name="execute_complete",
+            )
+        self.poll_until_complete(external_id, context)
+        return self._finish_succeeded_job(external_id, context)
+
+    def _finish_succeeded_job(self, external_id: Any, context: Context) -> Any:
+        result = self.get_job_result(external_id, context)
+        self._record_task_completion(external_id, context)
+        return result
+
+    def _record_task_completion(self, external_id: Any, context: Context) -> None:
+        """Hook: the core mixin marks the generation completed; the store-less paths do nothing."""
+
+    def _run_without_store(self, context: Context) -> Any:
+        """Submit a new job on every try: shim, ``durable=False``, or no ``task_state_store``."""
+        ti = context.get("ti")
+        self.submission_token = one_off_token(
+            task_id=getattr(ti, "task_id", None) or getattr(self, "task_id", None),
+            map_index=getattr(ti, "map_index", None),
+        )
+        external_id = self.submit_job(context)
+        self._log_submission(external_id)
+        return self._continue_with_job(external_id, context)
+
+    def _log_submission(self, external_id: Any) -> None:
+        if external_id is None:
+            self.log.warning(  # type: ignore[attr-defined]
+                "%s.submit_job() returned no job id: this job cannot be tracked, so a retry will "
+                "submit it again (no crash safety for this task)",
+                type(self).__name__,
+            )
+        else:
+            self.log.info("Submitted job %r without crash recovery", external_id)  # type: ignore[attr-defined]
+
+    # ----------------------------------------------------------------- construction
+    def _accept_durable(self, durable: Any) -> None:
+        if durable is None:
+            return  # "not given": keep the default
+        if not isinstance(durable, bool):
+            raise TypeError(f"durable must be True or False, got {durable!r}")
+        self.durable = durable
+
+    def _validate_resumable_configuration(self) -> None:
+        """Checks that need the finished operator (runs after the outermost ``__init__``)."""
+        validate_external_id_key(self.external_id_key, owner=type(self).__qualname__)
+        if self.resumable_deferrable and not self.resumable_waits:
+            warnings.warn(
+                f"{type(self).__name__}(task_id={getattr(self, 'task_id', '?')!r}): deferrable=True "
+                "with wait_for_termination=False defers nothing - the task succeeds as soon as the job "
+                "is submitted. Set wait_for_termination=True to wait for the job in the triggerer.",
+                UserWarning,
+                stacklevel=4,
+            )
+        elif self.resumable_deferrable and not self.supports_deferral():
+            raise ValueError(
+                f"{type(self).__name__}(task_id={getattr(self, 'task_id', '?')!r}) has deferrable=True "
+                "but does not implement build_trigger(external_id, context), so it cannot defer. "
+                "Implement build_trigger or set deferrable=False."
+            )
+
+
+def _init_next_after_mixin(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Call the ``__init__`` that follows the mixin layers in the MRO.
+
+    Skips ``airflow.sdk.ResumableJobMixin.__init__`` (it forwards ``default_args`` to ``object``
+    when BaseOperator comes first and then fails) and tolerates reaching ``object`` - the case
+    where BaseOperator, earlier in the MRO, has already run.
+    """
+    mro = type(instance).__mro__
+    for klass in mro[mro.index(ResumableJobContract) + 1 :]:
+        init = vars(klass).get("__init__")
+        if init is None or klass in SKIPPED_INITS:
+            continue
+        if klass is object:
+            kwargs.pop("default_args", None)
+            if args or kwargs:
+                raise TypeError(f"{type(instance).__name__} got unexpected arguments: {sorted(kwargs)}")
+            return
+        init(instance, *args, **kwargs)
+        return

@@ -1,0 +1,15 @@
+"""What ``airflow providers list`` shows for this package (the ``apache_airflow_provider`` entry point)."""
+
+from __future__ import annotations
+
+from resumable_jobs._version import __version__
+
+
+def get_provider_info() -> dict:
+    return {
+        "package-name": "airflow-provider-resumable-jobs",
+        "name": "Resumable Jobs",
+        "description": "Crash-safe submission of Databricks, AWS Batch, BigQuery and Spark jobs: "
+        "a retry after a worker crash reconnects to the running job instead of starting a duplicate.",
+        "versions": [__version__],
+    }

@@ -1,0 +1,48 @@
+"""Crash-safety conformance kit: test your own resumable operator against simulated crashes.
+
+* :class:`InMemoryTaskStateStore` - a ``task_state_store`` as strict as Airflow's.
+* :func:`make_context`, :class:`FakeTaskInstance` - a context with ``ti`` (retry and clear).
+* :class:`CrashPoint`, :func:`crash_at` - a simulated worker death at a named point.
+* :func:`run_crash_scenario`, :func:`assert_crash_safe` - the crash matrix.
+* :mod:`resumable_jobs.testing.fake_system` - a fake job system and a reference operator.
+"""
+
+from __future__ import annotations
+
+from resumable_jobs.testing.context import FakeTaskInstance, make_context
+from resumable_jobs.testing.crash import (
+    DEFERRABLE_POINTS,
+    SUBMIT_ONLY_POINTS,
+    SYNC_POINTS,
+    CrashPoint,
+    CrashPointNotReached,
+    SimulatedWorkerCrash,
+    crash_at,
+)
+from resumable_jobs.testing.matrix import (
+    ScenarioResult,
+    assert_crash_safe,
+    run_crash_scenario,
+    run_trigger_until_event,
+    run_try,
+)
+from resumable_jobs.testing.store import InMemoryTaskStateStore, StoreOperation
+
+__all__ = [
+    "DEFERRABLE_POINTS",
+    "SUBMIT_ONLY_POINTS",
+    "SYNC_POINTS",
+    "CrashPoint",
+    "CrashPointNotReached",
+    "FakeTaskInstance",
+    "InMemoryTaskStateStore",
+    "ScenarioResult",
+    "SimulatedWorkerCrash",
+    "StoreOperation",
+    "assert_crash_safe",
+    "crash_at",
+    "make_context",
+    "run_crash_scenario",
+    "run_trigger_until_event",
+    "run_try",
+]

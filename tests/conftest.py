@@ -1,0 +1,74 @@
+"""Shared fixtures: an isolated AIRFLOW_HOME, version markers, captured task logs."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+import warnings
+
+import pytest
+
+# Airflow reads its configuration on import: point it at a throwaway home before anything
+# imports it, so tests never touch a developer's real Airflow.
+os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="rj-airflow-home-"))
+os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
+
+from resumable_jobs.shims import durable_supported, installed_airflow_version  # noqa: E402
+
+DURABLE = durable_supported()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    mode = "durable (core mixin)" if DURABLE else "pre-3.3 shim (always resubmits)"
+    return f"airflow {installed_airflow_version()}: {mode}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if "durable_only" in item.keywords and not DURABLE:
+            item.add_marker(pytest.mark.skip(reason=f"needs Airflow >= 3.3 (installed {installed_airflow_version()})"))
+        if "shim_only" in item.keywords and DURABLE:
+            item.add_marker(pytest.mark.skip(reason="checks the pre-3.3 shim; Airflow >= 3.3 is installed"))
+
+
+_names = itertools.count()
+
+
+@pytest.fixture
+def system():
+    """A fresh fake external job system (see resumable_jobs.testing.fake_system)."""
+    from resumable_jobs.testing.fake_system import FakeJobSystem
+
+    return FakeJobSystem(name=f"system-{next(_names)}")
+
+
+@pytest.fixture
+def task_logs():
+    """Events logged through the operators' structlog loggers, as ``(level, message)`` pairs."""
+    from structlog.testing import capture_logs
+
+    with capture_logs() as events:
+        yield _LogView(events)
+
+
+class _LogView:
+    def __init__(self, events: list[dict]) -> None:
+        self._events = events
+
+    @property
+    def records(self) -> list[tuple[str, str]]:
+        return [(e.get("log_level", ""), str(e.get("event", ""))) for e in self._events]
+
+    def at(self, level: str) -> list[str]:
+        return [msg for lvl, msg in self.records if lvl == level]
+
+
+@pytest.fixture(autouse=True)
+def _reset_shim_warning():
+    if not DURABLE:
+        from resumable_jobs.shims.pre33 import reset_durable_warning
+
+        reset_durable_warning()
+    with warnings.catch_warnings():
+        yield

@@ -1,0 +1,232 @@
+"""How fast ``resumable-jobs review`` is, next to ``ruff check --select AIR`` on the same files.
+
+Why: a reviewer that runs in pre-commit and CI on every DAG folder has to be cheap. Ruff's
+Airflow rules are the linter teams already run, so they are the yardstick.
+
+How: writes a tree of 2,000 generated DAG files (five shapes: TaskFlow ETL, Databricks submit
+and sensor, a custom ResumableJobMixin operator, an asset watermark DAG, a DAG factory) into a
+temporary folder, then times each tool as a user runs it, as a fresh process over the whole
+tree, best of ``--repeat`` runs. The reviewer runs twice: in one process (``-j1``, its default)
+and with one process per CPU (``-j0``); ruff always uses every CPU and runs with ``--no-cache``
+so it does the same work each time. Prints files per second for each and the ratio.
+
+Run: ``python benchmarks/review_speed.py [--files 2000] [--repeat 3] [--ruff PATH]``. This is a
+benchmark, not a test: it asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+_TASKFLOW = """\
+from datetime import datetime
+
+from airflow.sdk import Variable, dag, task
+
+TABLE_{n} = "orders_{n}"
+
+
+@dag(dag_id="taskflow_{n}", schedule="@daily", start_date=datetime(2026, 1, 1), catchup=False)
+def taskflow_{n}():
+    @task(retries=2)
+    def extract(**context):
+        bucket = Variable.get("landing_bucket")
+        cursor = Variable.get("etl_cursor_{n}", default=0)
+        rows = [{{"id": i}} for i in range(int(cursor), int(cursor) + {rows})]
+        Variable.set("etl_cursor_{n}", rows[-1]["id"])
+        return {{"bucket": bucket, "rows": rows}}
+
+    @task
+    def transform(payload):
+        return [dict(row, doubled=row["id"] * 2) for row in payload["rows"]]
+
+    @task
+    def load(rows):
+        target = Variable.get("warehouse_schema", default="analytics")
+        return f"{{target}}.{{TABLE_{n}}}: {{len(rows)}} rows"
+
+    load(transform(extract()))
+
+
+taskflow_{n}()
+"""
+
+_DATABRICKS = """\
+from datetime import datetime
+
+from airflow.providers.databricks.operators.databricks import DatabricksSubmitRunOperator
+from airflow.providers.standard.operators.python import PythonOperator
+from airflow.providers.standard.sensors.python import PythonSensor
+from airflow.sdk import DAG
+
+NOTEBOOK = "/Shared/job_{n}"
+
+
+def run_done(ti):
+    return ti.xcom_pull(task_ids="submit_{n}") is not None
+
+
+def notify(**context):
+    return context["ti"].xcom_pull(task_ids="submit_{n}")
+
+
+with DAG(dag_id="databricks_{n}", schedule="@hourly", start_date=datetime(2026, 1, 1), catchup=False):
+    submit = DatabricksSubmitRunOperator(
+        task_id="submit_{n}",
+        tasks=[{{"task_key": "main", "notebook_task": {{"notebook_path": NOTEBOOK}}}}],
+        wait_for_termination={wait},
+    )
+    wait = PythonSensor(task_id="wait_{n}", python_callable=run_done, mode="reschedule", poke_interval=60)
+    done = PythonOperator(task_id="notify_{n}", python_callable=notify)
+    submit >> wait >> done
+"""
+
+_MIXIN = """\
+from airflow.sdk import BaseOperator, ResumableJobMixin
+
+
+class Batch{n}Operator(BaseOperator, ResumableJobMixin):
+    external_id_key = "batch_{n}_job_id"
+
+    def __init__(self, *, queue: str, **kwargs):
+        super().__init__(**kwargs)
+        self.queue = queue
+
+    def execute(self, context):
+        return self.execute_resumable(context)
+
+    def submit_job(self, context):
+        return self.hook.submit(queue=self.queue)
+
+    def get_job_status(self, external_id, context):
+        return self.hook.status(external_id)
+
+    def is_job_active(self, status):
+        return status in ("RUNNING", "QUEUED")
+
+    def is_job_succeeded(self, status):
+        return status == "SUCCEEDED"
+
+    def poll_until_complete(self, external_id, context):
+        self.hook.wait(external_id)
+
+    def get_job_result(self, external_id, context):
+        return {{"job_id": external_id}}
+"""
+
+_ASSET = """\
+from datetime import datetime, timezone
+
+from airflow.sdk import DAG, Asset, task
+
+ORDERS_{n} = Asset(name="orders_{n}", uri="s3://warehouse/orders_{n}")
+
+with DAG(dag_id="asset_{n}", schedule=None, start_date=datetime(2026, 1, 1), catchup=False):
+
+    @task(inlets=[ORDERS_{n}], outlets=[ORDERS_{n}])
+    def load(asset_state_store=None):
+        store = asset_state_store[ORDERS_{n}]
+        since = store.get("watermark", default="2026-01-01T00:00:00+00:00")
+        now = datetime.now(tz=timezone.utc).isoformat()
+        store.set("watermark", now)
+        store.set("summary", {{"since": since, "until": now, "rows": {rows}}})
+
+    @task
+    def report(**context):
+        store = context["task_state_store"]
+        store.set("reported_at", now_text())
+
+    def now_text():
+        return datetime.now(tz=timezone.utc).isoformat()
+
+    load() >> report()
+"""
+
+_FACTORY = """\
+from datetime import datetime
+
+from airflow.providers.standard.operators.bash import BashOperator
+from airflow.providers.standard.operators.python import PythonOperator
+from airflow.sdk import DAG, Variable, chain
+
+
+def make_dag(name):
+    with DAG(dag_id=f"factory_{n}_{{name}}", schedule=None, start_date=datetime(2026, 1, 1)) as dag:
+        steps = []
+        for i in range({rows}):
+            steps.append(BashOperator(task_id=f"step_{{i}}", bash_command=f"echo {{i}}"))
+
+        def finish(**context):
+            context["ti"].xcom_push(key="table", value=Variable.get("target_table", default="t"))
+
+        chain(*steps, PythonOperator(task_id="finish", python_callable=finish))
+    return dag
+
+
+for team in ("a", "b", "c"):
+    globals()[f"dag_{{team}}"] = make_dag(team)
+"""
+
+_SHAPES = (_TASKFLOW, _DATABRICKS, _MIXIN, _ASSET, _FACTORY)
+
+
+def generate(root: str, count: int) -> None:
+    for n in range(count):
+        shape = _SHAPES[n % len(_SHAPES)]
+        folder = os.path.join(root, f"team_{n % 20:02d}")
+        os.makedirs(folder, exist_ok=True)
+        text = shape.format(n=n, rows=3 + n % 7, wait="False" if n % 2 else "True")
+        with open(os.path.join(folder, f"dag_{n:04d}.py"), "w", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def best_time(command: list[str], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--ruff", default=shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff"))
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="review-bench-") as root:
+        tree = os.path.join(root, "dags")
+        generate(tree, args.files)
+        review = [sys.executable, "-m", "resumable_jobs.review", tree, "--format", "json"]
+        ours = best_time([*review, "--jobs", "1"], args.repeat)
+        ours_parallel = best_time([*review, "--jobs", "0"], args.repeat)
+        print(f"files: {args.files} generated DAG files, best of {args.repeat} runs, fresh process each run")
+        print(f"CPUs: {os.cpu_count()}")
+        print(f"resumable-jobs review -j1:  {ours:7.3f} s  {args.files / ours:9.0f} files/s")
+        print(
+            f"resumable-jobs review -j0:  {ours_parallel:7.3f} s  {args.files / ours_parallel:9.0f} files/s"
+            "  (one process per CPU)"
+        )
+        if not os.path.exists(args.ruff):
+            print("ruff check --select AIR:    not run (ruff not found; pass --ruff PATH)")
+            return 0
+        version = subprocess.run([args.ruff, "--version"], capture_output=True, text=True).stdout.strip()
+        ruff = best_time(
+            [args.ruff, "check", "--select", "AIR", "--no-cache", "--isolated", "--exit-zero", tree], args.repeat
+        )
+        print(f"ruff check --select AIR:    {ruff:7.3f} s  {args.files / ruff:9.0f} files/s  ({version})")
+        best = min(ours, ours_parallel)
+        print(f"ratio (review / ruff):      {ruff / best:.3f} (review's best files/s as a fraction of ruff's)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

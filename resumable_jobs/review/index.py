@@ -1,0 +1,321 @@
+"""A one-pass index of a parsed DAG file that every rule reads from.
+
+Why: the rules ask the same questions (what does this name refer to after imports and aliases,
+which functions run inside a task rather than at parse time, what string does this key
+expression hold) and answering them once per file keeps each rule short and the reviewer fast.
+
+How: a single recursive walk records imports, module constants, classes, functions and every
+call together with the functions that enclose it. Functions that run when a task runs (task
+bodies) are worked out after the walk, because a ``python_callable=`` may name a function
+defined further down the file.
+
+What it does not do: it never imports or executes the file, does not follow imports into other
+files, and does not track values through arbitrary code; an expression it cannot resolve
+statically resolves to ``None`` and the rules stay silent on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword"]
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+
+#: Decorators that turn a function into an Airflow task (``@task``, ``@task.sensor``, ...).
+TASK_DECORATORS = (
+    "airflow.sdk.task",
+    "airflow.decorators.task",
+    "airflow.operators.python.task",
+    "airflow.sdk.definitions.decorators.task",
+)
+
+#: Nodes that never contain anything a rule looks at; the walk does not enter them.
+_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
+
+#: Operator and sensor methods that run on a worker when the task runs.
+RUNTIME_METHODS = frozenset({"execute", "poke"})
+
+
+def dotted_name(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, otherwise ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def call_name(call: ast.Call) -> str | None:
+    """The last name of what a call calls: ``submit_run`` for ``self.hook.submit_run(...)``."""
+    func = call.func
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def keyword(call: ast.Call, name: str) -> ast.keyword | None:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw
+    return None
+
+
+@dataclass(frozen=True)
+class CallSite:
+    """A call and the functions around it, innermost last (empty at module level)."""
+
+    node: ast.Call
+    stack: tuple[FunctionNode, ...]
+
+    @property
+    def function(self) -> FunctionNode | None:
+        return self.stack[-1] if self.stack else None
+
+
+class ModuleIndex:
+    """What the rules need to know about one module, gathered in one walk."""
+
+    def __init__(self, tree: ast.Module, source: str, path: str) -> None:
+        self.tree = tree
+        self.path = path
+        self._lines = source.splitlines()
+        #: local name -> fully qualified name, from every import in the file
+        self.aliases: dict[str, str] = {}
+        #: module-level ``NAME = "text"`` constants
+        self.constants: dict[str, str] = {}
+        self.classes: list[ast.ClassDef] = []
+        self.functions: list[FunctionNode] = []
+        #: a method -> the class it is defined in
+        self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
+        self.calls: list[CallSite] = []
+        self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: functions with a ``while`` loop directly in them (poll loops)
+        self.functions_with_loops: set[FunctionNode] = set()
+        self._local_constants: dict[FunctionNode, dict[str, str]] = {}
+        #: function -> local name -> values it is bound to (see :meth:`assigned_values`)
+        self.bindings: dict[FunctionNode, dict[str, list[ast.AST]]] = {}
+        self._walk(tree, (), None)
+        self.functions_by_name: dict[str, list[FunctionNode]] = {}
+        for func in self.functions:
+            self.functions_by_name.setdefault(func.name, []).append(func)
+        self.classes_by_name = {cls.name: cls for cls in self.classes}
+        self.runtime_functions = self._find_runtime_functions()
+
+    # -- the walk -------------------------------------------------------------------------
+
+    def _walk(self, root: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> None:
+        # An explicit work list instead of recursion over ast.iter_child_nodes: this loop is
+        # most of the reviewer's run time, and leaf nodes (names, constants, contexts) are
+        # skipped without being visited.
+        work: list[tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]] = [(root, stack, cls)]
+        pop = work.pop
+        visit = self._visit
+        while work:
+            node, stack, cls = pop()
+            children = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, list):
+                    for item in value:
+                        if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
+                            children.append(visit(item, stack, cls))
+                elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                    children.append(visit(value, stack, cls))
+            # Records are made in source order; children are walked depth first, in order.
+            work.extend(reversed(children))
+
+    def _visit(
+        self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None
+    ) -> tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]:
+        """Record one node and return how to walk its children."""
+        if isinstance(child, ast.Call):
+            self.calls.append(CallSite(child, stack))
+        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.functions.append(child)
+            if cls is not None:
+                self.owner_class[child] = cls
+            return child, (*stack, child), None
+        elif isinstance(child, ast.ClassDef):
+            self.classes.append(child)
+            return child, stack, child
+        elif isinstance(child, ast.If):
+            self.ifs.append((child, stack))
+        elif isinstance(child, ast.While):
+            if stack:
+                self.functions_with_loops.add(stack[-1])
+        elif isinstance(child, ast.Import):
+            for alias in child.names:
+                if alias.asname:
+                    self.aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    self.aliases[head] = head
+        elif isinstance(child, ast.ImportFrom):
+            if child.module and not child.level:
+                for alias in child.names:
+                    if alias.name != "*":
+                        self.aliases[alias.asname or alias.name] = f"{child.module}.{alias.name}"
+        elif isinstance(child, ast.Assign):
+            self._record_constant(child, stack)
+            if stack:
+                for target in child.targets:
+                    self._record_binding(stack[-1], target, child.value)
+        elif isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and stack and child.value is not None:
+            self._record_binding(stack[-1], child.target, child.value)
+        elif isinstance(child, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)) and stack:
+            self._record_binding(stack[-1], child.target, None)
+        elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
+            self._record_binding(stack[-1], child.optional_vars, None)
+        return child, stack, None
+
+    def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
+        table = self.bindings.setdefault(func, {})
+        if isinstance(target, ast.Name) and value is not None:
+            table.setdefault(target.id, []).append(value)
+            return
+        for name in ast.walk(target):  # unpacking, loops, augmented: many values, none known
+            if isinstance(name, ast.Name):
+                table.setdefault(name.id, []).extend((target, target))
+
+    def assigned_values(self, func: FunctionNode, name: str) -> list[ast.AST]:
+        """Every value ``name`` is bound to directly in ``func`` (not in nested functions).
+
+        A name bound by a loop, unpacking or ``+=`` has several entries, so "assigned exactly
+        once" (one entry) is the reliable test for a known value.
+        """
+        return self.bindings.get(func, {}).get(name, [])
+
+    def _record_constant(self, node: ast.Assign, stack: tuple[FunctionNode, ...]) -> None:
+        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+            return
+        for target in node.targets:
+            if isinstance(target, ast.Name):
+                table = self._local_constants.setdefault(stack[-1], {}) if stack else self.constants
+                table[target.id] = node.value.value
+
+    # -- runtime (task body) functions ----------------------------------------------------
+
+    def _find_runtime_functions(self) -> frozenset[FunctionNode]:
+        runtime: set[FunctionNode] = set()
+        for func in self.functions:
+            if self.is_task_function(func) or (func.name in RUNTIME_METHODS and func in self.owner_class):
+                runtime.add(func)
+        for site in self.calls:
+            kw = keyword(site.node, "python_callable")
+            if kw is not None and isinstance(kw.value, ast.Name):
+                runtime.update(self.functions_by_name.get(kw.value.id, ()))
+        return frozenset(runtime)
+
+    def task_decorator(self, func: FunctionNode) -> str | None:
+        """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None."""
+        for decorator in func.decorator_list:
+            target = decorator.func if isinstance(decorator, ast.Call) else decorator
+            name = self.resolve(target)
+            if name and any(name == d or name.startswith(d + ".") for d in TASK_DECORATORS):
+                return name
+        return None
+
+    def is_task_function(self, func: FunctionNode) -> bool:
+        return self.task_decorator(func) is not None
+
+    def in_runtime(self, stack: tuple[FunctionNode, ...]) -> bool:
+        """True when code at this position runs inside a task, not when the DAG file is parsed."""
+        return any(func in self.runtime_functions for func in stack)
+
+    # -- names and values -----------------------------------------------------------------
+
+    def resolve(self, node: ast.AST) -> str | None:
+        """The qualified name an expression refers to through the file's imports.
+
+        ``V.get`` with ``from airflow.models import Variable as V`` resolves to
+        ``airflow.models.Variable.get``. A name that is not imported comes back unchanged.
+        """
+        name = dotted_name(node)
+        if name is None:
+            return None
+        head, _, rest = name.partition(".")
+        target = self.aliases.get(head)
+        if target is None:
+            return name
+        return f"{target}.{rest}" if rest else target
+
+    def string_value(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str | None:
+        """The text a key expression holds, with ``{}`` where an f-string inserts a value.
+
+        Handles literals, module constants, constants assigned in an enclosing function,
+        f-strings, ``"a" + b`` and ``"...".format(...)``. Anything else is unknown (``None``).
+        """
+        if node is None:
+            return None
+        if isinstance(node, ast.Constant):
+            return node.value if isinstance(node.value, str) else None
+        if isinstance(node, ast.Name):
+            for func in reversed(stack):
+                local = self._local_constants.get(func, {})
+                if node.id in local:
+                    return local[node.id]
+            return self.constants.get(node.id)
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for value in node.values:
+                if isinstance(value, ast.Constant):
+                    parts.append(str(value.value))
+                else:
+                    parts.append("{}")
+            return "".join(parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left = self.string_value(node.left, stack)
+            right = self.string_value(node.right, stack)
+            if left is None and right is None:
+                return None
+            return (left if left is not None else "{}") + (right if right is not None else "{}")
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            return node.func.value.value
+        return None
+
+    def display_key(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str:
+        """A key as source in a message: ``"etl_cursor"`` when known, else ``f"{t}_cursor"``."""
+        if node is None:
+            return "?"
+        if isinstance(node, (ast.JoinedStr, ast.BinOp, ast.Call)):
+            return ast.unparse(node)
+        value = self.string_value(node, stack)
+        return json.dumps(value) if value is not None else ast.unparse(node)
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """1-based (line, column) of a node, the column counted in characters."""
+        line = node.lineno  # type: ignore[attr-defined]
+        offset = node.col_offset  # type: ignore[attr-defined]
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        if not text.isascii():
+            offset = len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
+        return line, offset + 1
+
+    @property
+    def called_names(self) -> frozenset[str]:
+        """The last name of every call in the file; rules use it to skip files cheaply."""
+        names = self.__dict__.get("_called_names")
+        if names is None:
+            names = frozenset(filter(None, (call_name(site.node) for site in self.calls)))
+            self.__dict__["_called_names"] = names
+        return names
+
+    def calls_in_runtime(self) -> Iterator[CallSite]:
+        for site in self.calls:
+            if site.stack and self.in_runtime(site.stack):
+                yield site

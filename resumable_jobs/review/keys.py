@@ -1,0 +1,107 @@
+"""What a key name says about the value stored under it.
+
+Why: a Variable read inside a task is usually configuration, which is exactly what Variables
+are for (spec section 1). The reviewer only speaks up when the key itself names per-run state:
+an external job id, a cursor or offset, a watermark. Keeping that vocabulary in one place makes
+the precision trade-off visible and testable.
+
+How: a key such as ``"spark_job_id"``, ``"lastProcessedAt"`` or ``f"watermark_{table}"`` is
+split into lower-case words, then matched against small word lists. Job ids are checked first,
+so ``"last_run_id"`` is a job id and not a watermark.
+
+What it does not do: guess from values or from how a key is used; rules combine the kind with
+usage (for example "read and written by a task") where the name alone is not enough.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from itertools import pairwise
+
+__all__ = ["KeyKind", "classify", "is_strong", "words"]
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[^A-Za-z0-9]+")
+
+
+class KeyKind(Enum):
+    JOB_ID = "external job id"
+    CURSOR = "cursor"
+    WATERMARK = "watermark"
+
+
+#: words that, followed by "id", name an external job or run
+_JOB_WORDS = frozenset(
+    {"job", "run", "driver", "application", "app", "batch", "query", "statement", "submission", "execution", "step"}
+)
+_JOB_COMPOUNDS = frozenset({"jobid", "runid", "driverid", "appid", "applicationid", "batchid"})
+_CURSOR_WORDS = frozenset({"cursor", "offset", "offsets", "checkpoint", "bookmark", "resume"})
+_TOKEN_PAIRS = (("page", "token"), ("next", "token"), ("continuation", "token"), ("last", "id"))
+_WATERMARK_WORDS = frozenset({"watermark", "watermarks", "hwm", "highwatermark"})
+_RECENCY_WORDS = frozenset({"last", "latest", "max", "prev", "previous"})
+_PROGRESS_WORDS = frozenset(
+    {
+        "at",
+        "ts",
+        "time",
+        "timestamp",
+        "date",
+        "datetime",
+        "dt",
+        "day",
+        "processed",
+        "synced",
+        "sync",
+        "loaded",
+        "load",
+        "updated",
+        "update",
+        "modified",
+        "extracted",
+        "ingested",
+        "success",
+        "successful",
+        "run",
+        "seen",
+        "fetched",
+    }
+)
+#: words unambiguous enough that even a read-only use of the key is per-run state
+_STRONG_WORDS = frozenset({"cursor", "checkpoint", "bookmark"}) | _WATERMARK_WORDS
+
+
+def words(key: str) -> list[str]:
+    """``"lastProcessedAt"`` -> ``["last", "processed", "at"]``; ``{}`` placeholders dropped."""
+    key = key.replace("{}", " ")
+    return [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key)) if w]
+
+
+def classify(key: str | None) -> KeyKind | None:
+    """The kind of per-run state a key names, or ``None`` for anything else (configuration)."""
+    if not key:
+        return None
+    ws = words(key)
+    present = set(ws)
+    if present & _JOB_COMPOUNDS:
+        return KeyKind.JOB_ID
+    for first, second in pairwise(ws):
+        if first in _JOB_WORDS and second == "id":
+            return KeyKind.JOB_ID
+    if present & _WATERMARK_WORDS or ("high" in present and "water" in present):
+        return KeyKind.WATERMARK
+    recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
+    if recency_at is not None and "id" not in present:
+        if set(ws[recency_at + 1 :]) & _PROGRESS_WORDS:
+            return KeyKind.WATERMARK
+    if present & _CURSOR_WORDS:
+        return KeyKind.CURSOR
+    for first, second in _TOKEN_PAIRS:
+        if first in present and second in present:
+            return KeyKind.CURSOR
+    return None
+
+
+def is_strong(key: str | None) -> bool:
+    """True when the key's name alone leaves no doubt it holds per-run state."""
+    return bool(key) and bool(set(words(key)) & _STRONG_WORDS)

@@ -1,0 +1,92 @@
+"""Operators that submit an external job, and how each one is told to wait for it.
+
+Why: RJ005 needs to know whether a submit task returns before its job finishes. That depends on
+the operator: most wait by default and take ``wait_for_termination``/``wait_for_completion``,
+some Google operators take ``asynchronous=True`` to stop waiting, and a few (EMR add steps, Step
+Functions) do not wait unless asked. Keeping the table here, with the reason for each entry,
+makes it easy to review and extend.
+
+What it does not do: list operators that trigger Airflow's own DAG runs
+(``TriggerDagRunOperator``, ``MwaaTriggerDagRunOperator``): a DAG run is not an external job
+this project makes crash-safe, and "trigger without waiting" is their normal, intended use.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["SUBMIT_OPERATORS", "WaitModel", "submit_operator"]
+
+
+@dataclass(frozen=True)
+class WaitModel:
+    """How an operator decides whether to wait for its job.
+
+    ``keyword`` is the argument that switches waiting (``None`` when there is none),
+    ``wait_value`` the value of that argument that means "wait", ``default`` whether the
+    operator waits when the argument is not given.
+    """
+
+    keyword: str | None
+    wait_value: bool
+    default: bool
+
+    def describe_no_wait(self) -> str:
+        if self.keyword is None:
+            return "(no wait argument: it does not wait)"
+        return f"{self.keyword}={not self.wait_value}"
+
+    def describe_wait(self) -> str:
+        if self.keyword is None:
+            return "deferrable=True"
+        return f"{self.keyword}={self.wait_value}"
+
+
+_TERMINATION = WaitModel("wait_for_termination", True, True)
+_COMPLETION = WaitModel("wait_for_completion", True, True)
+_COMPLETION_OFF = WaitModel("wait_for_completion", True, False)
+_ASYNCHRONOUS = WaitModel("asynchronous", False, True)
+_NEVER = WaitModel(None, True, False)
+
+SUBMIT_OPERATORS: dict[str, WaitModel] = {
+    # Databricks, dbt Cloud, Azure Data Factory, and this project's own operators
+    "DatabricksSubmitRunOperator": _TERMINATION,
+    "DatabricksRunNowOperator": _TERMINATION,
+    "DatabricksNotebookOperator": _TERMINATION,
+    "DatabricksTaskOperator": _TERMINATION,
+    "DatabricksSQLStatementsOperator": _TERMINATION,
+    "DbtCloudRunJobOperator": _TERMINATION,
+    "AzureDataFactoryRunPipelineOperator": _TERMINATION,
+    "BigQueryInsertJobOperator": _TERMINATION,  # resumable_jobs' variant takes the common model
+    "SparkSubmitOperator": _TERMINATION,  # resumable_jobs' variant takes the common model
+    # AWS: wait by default
+    "BatchOperator": _COMPLETION,
+    "GlueJobOperator": _COMPLETION,
+    "GlueDataBrewStartJobOperator": _COMPLETION,
+    "EmrServerlessStartJobOperator": _COMPLETION,
+    "EmrContainerOperator": _COMPLETION,
+    "EcsRunTaskOperator": _COMPLETION,
+    "RedshiftDataOperator": _COMPLETION,
+    "SageMakerTrainingOperator": _COMPLETION,
+    "SageMakerProcessingOperator": _COMPLETION,
+    "SageMakerTransformOperator": _COMPLETION,
+    # AWS: do not wait unless asked
+    "EmrAddStepsOperator": _COMPLETION_OFF,
+    "EmrCreateJobFlowOperator": _COMPLETION_OFF,
+    "EmrStartNotebookExecutionOperator": _COMPLETION_OFF,
+    "SageMakerStartPipelineOperator": _COMPLETION_OFF,
+    "StepFunctionStartExecutionOperator": _NEVER,
+    # Google and Airbyte: asynchronous=True returns right after submitting
+    "DataprocSubmitJobOperator": _ASYNCHRONOUS,
+    "DataprocCreateBatchOperator": _ASYNCHRONOUS,
+    "DataformCreateWorkflowInvocationOperator": _ASYNCHRONOUS,
+    "CloudDataFusionStartPipelineOperator": _ASYNCHRONOUS,
+    "AirbyteTriggerSyncOperator": _ASYNCHRONOUS,
+}
+
+
+def submit_operator(qualified_name: str | None) -> WaitModel | None:
+    """The wait model of a submit operator, if ``qualified_name`` is one from a known package."""
+    if not qualified_name or not qualified_name.startswith(("airflow.providers.", "resumable_jobs")):
+        return None
+    return SUBMIT_OPERATORS.get(qualified_name.rsplit(".", 1)[-1])

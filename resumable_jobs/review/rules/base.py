@@ -1,0 +1,47 @@
+"""The shape every rule has: a stable code, a default severity, a summary, and a check.
+
+Why: output formats, ``--select``/``--ignore`` and the SARIF rule table all need the same facts
+about a rule, so each rule module declares them once in a :class:`Rule` and the rest of the
+reviewer reads them from there.
+
+What it does not do: rules never see files or options; they receive a :class:`ModuleIndex`
+and yield findings, which keeps them testable on a source string.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from resumable_jobs.review.findings import Finding
+from resumable_jobs.review.index import ModuleIndex
+
+__all__ = ["Rule", "make_finding"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A reviewer rule.
+
+    ``check`` yields every finding of this rule in one module. ``summary`` is the one-line
+    description shown in SARIF and the docs; messages on findings are specific to the code.
+    """
+
+    code: str
+    name: str
+    severity: str
+    summary: str
+    check: Callable[[ModuleIndex], Iterable[Finding]]
+
+
+def make_finding(
+    index: ModuleIndex,
+    node: ast.AST,
+    code: str,
+    severity: str,
+    message: str,
+    suggestion: str,
+) -> Finding:
+    line, column = index.position(node)
+    return Finding(index.path, line, column, code, severity, message, suggestion)

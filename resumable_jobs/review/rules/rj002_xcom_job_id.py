@@ -1,0 +1,124 @@
+"""RJ002: an external job id pushed to XCom so that a retry of the same task can find it.
+
+Why: XCom belongs to one DAG run and a task's own XComs are cleared when a new try starts
+(every try gets a new task instance id), so the retry reads nothing back and submits a second
+job. ``task_state_store`` is kept across tries of the same task instance; an operator that
+submits external jobs gets this from ``ResumableJobMixin``.
+
+How: inside one task (a task function, or the methods of one operator class), an
+``xcom_push`` of a key naming a job id or cursor, and an ``xcom_pull`` of the same key from
+the task itself (no ``task_ids``, ``task_ids=...task_id``, or the task's own id). The finding is
+on the push. The receiver can be anything (``ti``, ``context["ti"]``, ``kwargs["ti"]``,
+``task_instance``), since ``xcom_push`` is Airflow's own name.
+
+What it does not do: report a job id pushed for a downstream sensor or task to read: that is
+what XCom is for, and spec section 5 treats "submit -> XCom -> sensor" as a valid layout. Keys
+holding static configuration (table names, paths) are never reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from resumable_jobs.review.findings import ERROR, Finding
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, keyword
+from resumable_jobs.review.keys import KeyKind, classify
+from resumable_jobs.review.rules.base import Rule, make_finding
+from resumable_jobs.review.variables import argument
+
+__all__ = ["RULE"]
+
+_STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
+
+
+def check(index: ModuleIndex) -> Iterator[Finding]:
+    pushes: list[tuple[CallSite, str, object]] = []
+    self_reads: set[tuple[object, str]] = set()
+    for site in index.calls:
+        name = call_name(site.node)
+        if name not in ("xcom_push", "xcom_pull") or not isinstance(site.node.func, ast.Attribute):
+            continue
+        if not site.stack:
+            continue
+        scope = _task_scope(index, site.stack)
+        if name == "xcom_push" and index.in_runtime(site.stack):
+            key = index.string_value(argument(site.node, 0, "key"), site.stack)
+            if classify(key) in _STATE_KINDS:
+                pushes.append((site, key, scope))
+        elif name == "xcom_pull":
+            # A helper method of the same operator counts: it runs in the same try.
+            key = index.string_value(argument(site.node, 2, "key"), site.stack)
+            if key and _reads_own_task(index, site, scope):
+                self_reads.add((scope, key))
+    for site, key, scope in pushes:
+        if (scope, key) in self_reads:
+            yield make_finding(
+                index,
+                site.node,
+                RULE.code,
+                RULE.severity,
+                f"xcom_push(key='{key}') keeps per-try state in XCom and the same task reads it "
+                "back to find it on retry: XCom belongs to one DAG run and is cleared when a new "
+                "try starts, so the retry finds nothing and submits again",
+                _suggestion(key),
+            )
+
+
+def _task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
+    """The unit a retry repeats: the operator class for methods, else the outer task function."""
+    for func in stack:
+        if func in index.owner_class:
+            return index.owner_class[func]
+    for func in stack:
+        if func in index.runtime_functions:
+            return func
+    return stack[0]
+
+
+def _reads_own_task(index: ModuleIndex, site: CallSite, scope: object) -> bool:
+    task_ids = argument(site.node, 0, "task_ids")
+    if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
+        return True
+    if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":
+        return True
+    own_id = _own_task_id(index, scope)
+    return own_id is not None and index.string_value(task_ids, site.stack) == own_id
+
+
+def _own_task_id(index: ModuleIndex, scope: object) -> str | None:
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for decorator in scope.decorator_list:
+        if isinstance(decorator, ast.Call):
+            kw = keyword(decorator, "task_id")
+            if kw is not None:
+                return index.string_value(kw.value)
+    return scope.name
+
+
+def _suggestion(key: str) -> str:
+    return (
+        "Keep the id in task_state_store, which survives retries of this task instance; an\n"
+        "operator that submits external jobs can use ResumableJobMixin, which does this for you.\n"
+        "Before:\n"
+        f'    job_id = ti.xcom_pull(key="{key}")\n'
+        "    if not job_id:\n"
+        "        job_id = submit()\n"
+        f'        ti.xcom_push(key="{key}", value=job_id)\n'
+        "After:\n"
+        '    store = context["task_state_store"]\n'
+        f'    job_id = store.get("{key}")\n'
+        "    if not job_id:\n"
+        "        job_id = submit()\n"
+        f'        store.set("{key}", job_id, retention=NEVER_EXPIRE)'
+    )
+
+
+RULE = Rule(
+    code="RJ002",
+    name="job-id-in-xcom",
+    severity=ERROR,
+    summary="External job id kept in XCom so a retry can find it; XCom is cleared between tries, use task_state_store.",
+    check=check,
+)

@@ -1,0 +1,286 @@
+"""The tasks a DAG file creates and the dependencies between them, read statically.
+
+Why: RJ005 is about DAG shape: a submit task, a sensor on the same job, and which tasks run
+after which. That needs the tasks (operator calls and TaskFlow calls), the names they are bound
+to, and the edges from ``>>``/``<<``, ``chain(...)``, ``set_downstream``/``set_upstream`` and
+from passing one task's output to another (``submit.output``, ``wait(submit_job())``), which
+Airflow also turns into a dependency.
+
+How: each scope that can define a DAG (the module body, and every function that is not itself
+a task body, such as a ``@dag`` function or a DAG factory) is read on its own. A call is a
+task when it passes ``task_id=`` (every operator does) or calls a ``@task`` function of the
+file, including ``.override(...)``, ``.partial(...)`` and ``.expand(...)`` forms.
+
+What it does not do: follow tasks across scopes or files, expand loops, or understand task
+groups as dependency targets; a dependency it cannot read is simply absent, which can only
+make RJ005 report less.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword
+
+__all__ = ["TaskGraph", "TaskNode", "task_graphs"]
+
+_WRAPPERS = frozenset({"override", "partial", "expand", "expand_kwargs"})
+
+
+@dataclass(eq=False)
+class TaskNode:
+    """One task created in a DAG scope."""
+
+    call: ast.Call
+    task_id: str | None
+    #: the resolved operator class (``airflow.providers...BatchOperator``) for operator tasks
+    operator: str | None = None
+    #: the ``@task`` function for TaskFlow tasks
+    function: FunctionNode | None = None
+    #: every call of the chain (``Op.partial(...).expand(...)``), where keywords may be
+    calls: list[ast.Call] = field(default_factory=list)
+
+    def keyword(self, name: str) -> ast.keyword | None:
+        for call in self.calls:
+            kw = keyword(call, name)
+            if kw is not None:
+                return kw
+        return None
+
+    @property
+    def label(self) -> str:
+        return self.task_id or "<task>"
+
+
+class TaskGraph:
+    """Tasks of one scope, with dependency edges and the subset that pass data."""
+
+    def __init__(self) -> None:
+        self.nodes: list[TaskNode] = []
+        self.downstream: dict[TaskNode, list[TaskNode]] = {}
+        self.data_upstream: dict[TaskNode, set[TaskNode]] = {}
+
+    def add_edge(self, upstream: TaskNode, downstream: TaskNode, data: bool = False) -> None:
+        if upstream is downstream:
+            return
+        targets = self.downstream.setdefault(upstream, [])
+        if downstream not in targets:
+            targets.append(downstream)
+        if data:
+            self.data_upstream.setdefault(downstream, set()).add(upstream)
+
+    def reachable(self, start: TaskNode) -> set[TaskNode]:
+        """Every task that runs after ``start`` (not including ``start``)."""
+        seen: set[TaskNode] = set()
+        todo = list(self.downstream.get(start, ()))
+        while todo:
+            node = todo.pop()
+            if node not in seen:
+                seen.add(node)
+                todo.extend(self.downstream.get(node, ()))
+        return seen
+
+
+def task_graphs(index: ModuleIndex) -> Iterator[TaskGraph]:
+    scopes: list[ast.AST] = [index.tree]
+    scopes += [f for f in index.functions if f not in index.runtime_functions]
+    for scope in scopes:
+        graph = _ScopeReader(index).read(scope)
+        if len(graph.nodes) > 1:
+            yield graph
+
+
+class _ScopeReader:
+    def __init__(self, index: ModuleIndex) -> None:
+        self.index = index
+        self.graph = TaskGraph()
+        self.bindings: dict[str, list[TaskNode]] = {}
+        self.by_call: dict[ast.Call, TaskNode] = {}
+
+    def read(self, scope: ast.AST) -> TaskGraph:
+        statements = list(_scope_statements(scope))
+        # First every task and name binding, then the dependencies between them.
+        for statement in statements:
+            self._collect_tasks(statement)
+            if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                nodes = self._operand(statement.value)
+                for target in targets:
+                    if isinstance(target, ast.Name) and nodes:
+                        self.bindings[target.id] = nodes
+            elif isinstance(statement, ast.With):
+                for item in statement.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        nodes = self._operand(item.context_expr)
+                        if nodes:
+                            self.bindings[item.optional_vars.id] = nodes
+        for node in self.graph.nodes:
+            self._data_edges(node)
+        for statement in statements:
+            for expr in _expressions(statement):
+                self._dependencies(expr)
+        return self.graph
+
+    # -- tasks ------------------------------------------------------------------------
+
+    def _collect_tasks(self, statement: ast.stmt) -> None:
+        for expr in _expressions(statement):
+            self._find_tasks(expr)
+
+    def _find_tasks(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Call):
+            task = self._as_task(node)
+            if task is not None:
+                self.graph.nodes.append(task)
+                self.by_call[node] = task
+                for call in task.calls:
+                    for child in [*call.args, *call.keywords]:
+                        self._find_tasks(child)
+                return
+        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        for child in ast.iter_child_nodes(node):
+            self._find_tasks(child)
+
+    def _as_task(self, call: ast.Call) -> TaskNode | None:
+        chain = [call]
+        base: ast.AST = call.func
+        while isinstance(base, ast.Attribute) and base.attr in _WRAPPERS:
+            inner = base.value
+            if isinstance(inner, ast.Call):
+                chain.append(inner)
+                base = inner.func
+            else:
+                base = inner
+                break
+        if isinstance(base, ast.Name) and base.id in self.index.functions_by_name:
+            for func in self.index.functions_by_name[base.id]:
+                if self.index.is_task_function(func):
+                    return TaskNode(call, _taskflow_id(self.index, func, chain), function=func, calls=chain)
+        if any(keyword(c, "task_id") for c in chain):
+            task_id_kw = next(keyword(c, "task_id") for c in chain if keyword(c, "task_id"))
+            return TaskNode(
+                call, self.index.string_value(task_id_kw.value), operator=self.index.resolve(base), calls=chain
+            )
+        return None
+
+    # -- edges ----------------------------------------------------------------------------
+
+    def _operand(self, expr: ast.AST) -> list[TaskNode]:
+        """The tasks an expression stands for in a dependency (``a >> b`` stands for b)."""
+        if isinstance(expr, ast.Name):
+            return self.bindings.get(expr.id, [])
+        if isinstance(expr, ast.Call):
+            if expr in self.by_call:
+                return [self.by_call[expr]]
+            return []
+        if isinstance(expr, (ast.List, ast.Tuple)):
+            return [n for elt in expr.elts for n in self._operand(elt)]
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.RShift, ast.LShift)):
+            return self._operand(expr.right)
+        if isinstance(expr, ast.Attribute) and expr.attr == "output":
+            return self._operand(expr.value)
+        return []
+
+    def _dependencies(self, expr: ast.AST) -> None:
+        for node in ast.walk(expr):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.RShift, ast.LShift)):
+                left, right = self._operand(node.left), self._operand(node.right)
+                if isinstance(node.op, ast.LShift):
+                    left, right = right, left
+                for up in left:
+                    for down in right:
+                        self.graph.add_edge(up, down)
+            elif isinstance(node, ast.Call):
+                name = call_name(node)
+                if name == "chain" and isinstance(node.func, (ast.Name, ast.Attribute)):
+                    self._chain(node.args)
+                elif name in ("set_downstream", "set_upstream") and isinstance(node.func, ast.Attribute):
+                    this = self._operand(node.func.value)
+                    others = [n for a in node.args for n in self._operand(a)]
+                    pairs = [(a, b) for a in this for b in others]
+                    for a, b in pairs:
+                        if name == "set_downstream":
+                            self.graph.add_edge(a, b)
+                        else:
+                            self.graph.add_edge(b, a)
+
+    def _chain(self, args: list[ast.expr]) -> None:
+        for left, right in pairwise(args):
+            ups, downs = self._operand(left), self._operand(right)
+            if isinstance(left, ast.List) and isinstance(right, ast.List) and len(ups) == len(downs):
+                pairs = list(zip(ups, downs, strict=True))
+            else:
+                pairs = [(a, b) for a in ups for b in downs]
+            for a, b in pairs:
+                self.graph.add_edge(a, b)
+
+    def _data_edges(self, task: TaskNode) -> None:
+        """Using another task's output makes it upstream, as Airflow does for XComArgs."""
+        for call in task.calls:
+            for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+                for sub in _walk_outside_tasks(arg, self.by_call, task.call):
+                    if isinstance(sub, ast.Call) and sub in self.by_call:
+                        self.graph.add_edge(self.by_call[sub], task, data=True)
+                    elif isinstance(sub, ast.Name) and sub.id in self.bindings:
+                        for upstream in self.bindings[sub.id]:
+                            self.graph.add_edge(upstream, task, data=True)
+
+
+def _taskflow_id(index: ModuleIndex, func: FunctionNode, chain: list[ast.Call]) -> str:
+    for call in chain:
+        if isinstance(call.func, ast.Attribute) and call.func.attr == "override":
+            kw = keyword(call, "task_id")
+            if kw is not None:
+                return index.string_value(kw.value) or func.name
+    for decorator in func.decorator_list:
+        if isinstance(decorator, ast.Call):
+            kw = keyword(decorator, "task_id")
+            if kw is not None:
+                return index.string_value(kw.value) or func.name
+    return func.name
+
+
+def _scope_statements(scope: ast.AST) -> Iterator[ast.stmt]:
+    """Statements of a scope, entering blocks (with, if, for) but not nested functions/classes."""
+    for statement in getattr(scope, "body", []):
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field_name in ("body", "orelse", "finalbody"):
+            if isinstance(statement, ast.stmt) and isinstance(getattr(statement, field_name, None), list):
+                yield from _scope_statements(_Block(getattr(statement, field_name)))
+        for handler in getattr(statement, "handlers", []):
+            yield from _scope_statements(handler)
+
+
+class _Block:
+    def __init__(self, body: list[ast.stmt]) -> None:
+        self.body = body
+
+
+def _expressions(statement: ast.stmt) -> Iterator[ast.AST]:
+    """The expressions that belong to this statement itself, not to statements nested in it."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return
+    for name, value in ast.iter_fields(statement):
+        if name in ("body", "orelse", "finalbody", "handlers"):
+            continue
+        if isinstance(value, ast.AST):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, ast.AST))
+
+
+def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast.Call) -> Iterator[ast.AST]:
+    """Walk an argument, stopping at nested task calls (they are their own tasks)."""
+    yield node
+    if isinstance(node, ast.Call) and node in tasks and node is not own:
+        return
+    if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _walk_outside_tasks(child, tasks, own)

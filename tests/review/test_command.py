@@ -1,0 +1,152 @@
+"""The ``review`` command: arguments, exit codes, output formats, unreadable files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from resumable_jobs.review import command
+from resumable_jobs.review.engine import review_files
+from resumable_jobs.review.walker import python_files
+
+CORPUS = os.path.join(os.path.dirname(__file__), "corpus")
+POSITIVE = os.path.join(CORPUS, "rj006_positive.py")
+NEGATIVE = os.path.join(CORPUS, "rj006_negative.py")
+
+
+def invoke(*argv: str) -> int:
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(list(argv)))
+
+
+def test_exit_codes(capsys, tmp_path):
+    assert invoke(NEGATIVE) == 0
+    assert invoke(POSITIVE) == 1
+    assert invoke(str(tmp_path / "missing.py")) == 2
+    assert "path does not exist" in capsys.readouterr().err
+    assert invoke(POSITIVE, "--select", "RJ999") == 2
+    assert "unknown rule code 'RJ999'" in capsys.readouterr().err
+    assert invoke(POSITIVE, "--ignore", "XX") == 2
+
+
+def test_select_and_ignore(capsys):
+    assert invoke(POSITIVE, "--select", "RJ001,RJ002") == 0
+    assert invoke(POSITIVE, "--ignore", "RJ006") == 0
+    assert invoke(POSITIVE, "--select", "rj00", "--ignore", "RJ001") == 1  # prefixes, any case
+    assert invoke(POSITIVE, "--select", "RJ001", "--select", "RJ006") == 1  # repeatable
+
+
+def test_json_output(capsys):
+    assert invoke(POSITIVE, "--format", "json") == 1
+    document = json.loads(capsys.readouterr().out)
+    assert set(document) == {"findings", "errors"}
+    first = document["findings"][0]
+    assert first == {
+        "path": POSITIVE,
+        "line": 12,
+        "column": 9,
+        "code": "RJ006",
+        "severity": "error",
+        "message": first["message"],
+        "suggestion": first["suggestion"],
+    }
+    assert "wait_for_termination=False" in first["message"]
+    assert "Before:" in first["suggestion"] and "After:" in first["suggestion"]
+
+
+def test_text_output(capsys):
+    invoke(POSITIVE)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"{POSITIVE}:12:9: RJ006 [error] deferrable=True has no effect")
+    assert lines[1].startswith("    ")
+    assert lines[-1] == "2 findings (2 error) in 1 file."
+
+
+def test_sarif_output(capsys, tmp_path):
+    out = tmp_path / "review.sarif"
+    assert invoke(POSITIVE, "--format", "sarif", "--output", str(out)) == 1
+    assert capsys.readouterr().out == ""
+    document = json.loads(out.read_text())
+    assert document["version"] == "2.1.0"
+    run = document["runs"][0]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [f"RJ00{i}" for i in range(1, 9)]
+    result = run["results"][0]
+    assert result["ruleId"] == "RJ006" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 12, "startColumn": 9}
+    levels = {r["id"]: r["defaultConfiguration"]["level"] for r in run["tool"]["driver"]["rules"]}
+    assert levels["RJ005"] == "note" and levels["RJ004"] == "warning"
+
+
+def test_unparsable_and_undecodable_files_are_reported_not_raised(tmp_path, capsys):
+    (tmp_path / "broken.py").write_text("def oops(:\n    pass\n")
+    (tmp_path / "latin.py").write_bytes(b"x = '\xff'\n")
+    (tmp_path / "fine.py").write_text("x = 1\n")
+    assert invoke(str(tmp_path), "--format", "json") == 1
+    document = json.loads(capsys.readouterr().out)
+    assert document["findings"] == []
+    assert [(os.path.basename(e["path"]), e["message"].split(":")[0]) for e in document["errors"]] == [
+        ("broken.py", "cannot parse"),
+        ("latin.py", "cannot decode"),
+    ]
+
+
+def test_folders_recurse_and_skip_hidden_and_cache_dirs(tmp_path):
+    for folder in ("dags/sub", "dags/.hidden", "dags/__pycache__"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "x.py").write_text("")
+    (tmp_path / "dags" / "notes.txt").write_text("")
+    assert python_files([str(tmp_path / "dags")]) == [str(tmp_path / "dags" / "sub" / "x.py")]
+
+
+def test_parallel_review_matches_serial(tmp_path):
+    with open(POSITIVE) as handle:
+        source = handle.read()
+    for i in range(210):
+        (tmp_path / f"d{i:03d}.py").write_text(source)
+    files = python_files([str(tmp_path)])
+    serial, parallel = review_files(files, jobs=1), review_files(files, jobs=2)
+    assert parallel.findings == serial.findings and len(serial.findings) == 420
+
+
+def test_review_does_not_import_airflow():
+    code = (
+        "import sys, resumable_jobs.review.command as c, resumable_jobs.review.engine as e;"
+        f"e.review_file({POSITIVE!r});"
+        "print(sorted(m for m in sys.modules if m == 'airflow' or m.startswith('airflow.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_module_entry_point(fmt):
+    result = subprocess.run(
+        [sys.executable, "-m", "resumable_jobs.review", NEGATIVE, "--format", fmt], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_package_cli_runs_the_reviewer(capsys):
+    from resumable_jobs.cli import main
+
+    assert main(["review", NEGATIVE]) == 0
+    assert capsys.readouterr().out == "No findings in 1 file.\n"
+    assert main(["review", POSITIVE, "--format", "json"]) == 1
+    assert [f["code"] for f in json.loads(capsys.readouterr().out)["findings"]] == ["RJ006", "RJ006"]
+    assert main(["review", POSITIVE, "--select", "RJ1"]) == 2
+
+
+def test_pre_commit_hooks_call_the_review_command():
+    yaml = pytest.importorskip("yaml")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    with open(os.path.join(root, ".pre-commit-hooks.yaml")) as handle:
+        hooks = yaml.safe_load(handle)
+    assert {hook["id"] for hook in hooks} == {"resumable-jobs-review", "resumable-jobs-review-system"}
+    for hook in hooks:
+        assert hook["entry"] == "resumable-jobs review" and hook["types"] == ["python"]

@@ -50,6 +50,11 @@ class ResumableJobContract(ABC):
     #: ``[A-Za-z0-9_-]``, stable across the retries of one submission generation.
     submission_token: str | None = None
 
+    #: The submission generation ``submission_token`` belongs to, set with it: 1 for the first
+    #: durable submission, +1 after each failed, lost or completed job; 0 on tries that keep no
+    #: state (the pre-3.3 shim, ``durable=False``), whose token is new on every try.
+    submission_generation: int | None = None
+
     #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded);
     #: ``on_kill`` implementations cancel this one.
     current_external_id: Any = None
@@ -193,6 +198,7 @@ class ResumableJobContract(ABC):
     def _run_without_store(self, context: Context) -> Any:
         """Submit a new job on every try: shim, ``durable=False``, or no ``task_state_store``."""
         ti = context.get("ti")
+        self.submission_generation = 0
         self.submission_token = one_off_token(
             task_id=getattr(ti, "task_id", None) or getattr(self, "task_id", None),
             map_index=getattr(ti, "map_index", None),

@@ -122,6 +122,7 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             store.save_checkpoint(checkpoint)  # before submit_job: a retry must know the token
             self._resumable_checkpoint = checkpoint
         self.submission_token = self._token(checkpoint, self._context_ti(context))
+        self.submission_generation = checkpoint.generation
 
         external_id = self.submit_job(context)
         if external_id is None:

@@ -343,3 +343,21 @@ def test_on_job_selected_runs_on_every_path(system, point, deferrable):
     assert set(selected) == {outcome.final_job}
     expected_calls = {None: 1, CrashPoint.MID_POLL: 2, CrashPoint.AFTER_JOB_SUCCEEDED: 2, CrashPoint.AFTER_DEFER: 3}
     assert len(selected) == expected_calls[point]  # AFTER_DEFER: first try, retry, then the resume
+
+
+def test_submission_generation_is_set_with_the_token(system):
+    seen = []
+
+    class Recording(FakeJobOperator):
+        def submit_job(self, context):
+            seen.append((self.submission_generation, self.submission_token))
+            return super().submit_job(context)
+
+    system.fail_next = 1
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=2)
+    with pytest.raises(ExternalJobFailed):
+        run_try(Recording(task_id="job", system=system), make_context(store, ti))
+    run_try(Recording(task_id="job", system=system), make_context(store, ti.next_try()))
+    run_try(Recording(task_id="job", system=system, durable=False), make_context(store, ti.next_try()))
+    assert [g for g, _ in seen] == [1, 2, 0]
+    assert "-g1-" in seen[0][1] and "-g2-" in seen[1][1]

@@ -1,0 +1,177 @@
+"""AWS Batch test transports.
+
+* ``moto_batch``: moto's in-process ``mock_aws`` with ``{"batch": {"use_docker": False}}`` - a
+  real Batch API (queue, definition, SubmitJob, ListJobs filters, tags, DescribeJobs,
+  TerminateJob) behind the real ``BatchClientHook``. In that mode moto marks every job SUCCEEDED
+  at submission (FAILED when ``MOTO_SIMPLE_BATCH_FAIL_AFTER=0``) and never shows it active.
+* ``stubbed_batch``: botocore's ``Stubber`` on a real boto3 Batch client, handed to the real
+  ``BatchClientHook``; used where a job must stay SUBMITTED...RUNNING for a while. Each stubbed
+  response is queued in the order the operator calls the API, so an unexpected extra SubmitJob
+  fails the test.
+* ``batch_trigger_in_process``: the upstream ``BatchJobTrigger.run`` needs aiobotocore, which
+  these environments do not install, and moto's in-process mock does not serve aiobotocore. The
+  fixture replaces ``run`` for the test with a stand-in that evaluates the same
+  ``batch_job_complete`` waiter synchronously and fires the same event shapes
+  (``{"status": "success", "job_id": ...}`` / ``{"status": "error", "message": ..., "job_id": ...}``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+REGION = "eu-west-1"
+ACCOUNT = "123456789012"
+QUEUE = "rj-queue"
+DEFINITION = "rj-definition"
+JOB_NAME = "nightly-etl"
+QUEUE_ARN = f"arn:aws:batch:{REGION}:{ACCOUNT}:job-queue/{QUEUE}"
+DEFINITION_ARN = f"arn:aws:batch:{REGION}:{ACCOUNT}:job-definition/{DEFINITION}:1"
+
+
+@pytest.fixture
+def aws_env(monkeypatch):
+    """Fake credentials and a region, so no test can reach a real AWS account."""
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_SECURITY_TOKEN": "testing",
+        "AWS_SESSION_TOKEN": "testing",
+        "AWS_DEFAULT_REGION": REGION,
+    }.items():
+        monkeypatch.setenv(name, value)
+    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "MOTO_SIMPLE_BATCH_FAIL_AFTER"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@dataclass
+class MotoBatch:
+    client: Any
+    queue: str = QUEUE
+    definition: str = DEFINITION
+
+    def jobs(self) -> list[dict[str, Any]]:
+        """Every job in the queue (all statuses), described, oldest first."""
+        summaries = self.client.list_jobs(jobQueue=self.queue, filters=[{"name": "JOB_NAME", "values": ["*"]}])
+        ids = [s["jobId"] for s in summaries["jobSummaryList"]]
+        described = self.client.describe_jobs(jobs=ids)["jobs"] if ids else []
+        return sorted(described, key=lambda job: job["createdAt"])
+
+    def job_ids(self) -> list[str]:
+        return [job["jobId"] for job in self.jobs()]
+
+    def describe(self, job_id: str) -> dict[str, Any]:
+        return self.client.describe_jobs(jobs=[job_id])["jobs"][0]
+
+
+@pytest.fixture
+def moto_batch(aws_env):
+    """A Batch queue and job definition in moto (in-process, no Docker: jobs SUCCEED at submit)."""
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws(config={"batch": {"use_docker": False}}):
+        iam = boto3.client("iam", region_name=REGION)
+        role = iam.create_role(RoleName="rj-batch-role", AssumeRolePolicyDocument=json.dumps({}))["Role"]["Arn"]
+        client = boto3.client("batch", region_name=REGION)
+        environment = client.create_compute_environment(
+            computeEnvironmentName="rj-compute", type="UNMANAGED", state="ENABLED", serviceRole=role
+        )
+        client.create_job_queue(
+            jobQueueName=QUEUE,
+            state="ENABLED",
+            priority=1,
+            computeEnvironmentOrder=[{"order": 1, "computeEnvironment": environment["computeEnvironmentArn"]}],
+        )
+        client.register_job_definition(
+            jobDefinitionName=DEFINITION,
+            type="container",
+            containerProperties={"image": "busybox", "vcpus": 1, "memory": 128, "command": ["echo", "hello"]},
+        )
+        yield MotoBatch(client)
+
+
+@dataclass
+class StubbedBatch:
+    client: Any
+    stubber: Any
+    submitted: list[str] = field(default_factory=list)
+
+    def expect_submit(self, job_id: str) -> None:
+        from botocore.stub import ANY
+
+        self.stubber.add_response(
+            "submit_job",
+            {"jobArn": f"arn:aws:batch:{REGION}:{ACCOUNT}:job/{job_id}", "jobName": JOB_NAME, "jobId": job_id},
+            {"jobName": JOB_NAME, "jobQueue": QUEUE, "jobDefinition": DEFINITION, "parameters": {}, "tags": ANY},
+        )
+        self.submitted.append(job_id)
+
+    def expect_describe(self, job_id: str, status: str, times: int = 1, **details: Any) -> None:
+        for _ in range(times):
+            self.stubber.add_response(
+                "describe_jobs", {"jobs": [job_detail(job_id, status, **details)]}, {"jobs": [job_id]}
+            )
+
+
+def job_detail(job_id: str, status: str, *, reason: str | None = None, exit_code: int | None = None) -> dict:
+    """A DescribeJobs entry shaped like AWS's for a container job logging to CloudWatch."""
+    container: dict[str, Any] = {
+        "logStreamName": f"{DEFINITION}/default/{job_id}",
+        "logConfiguration": {"logDriver": "awslogs", "options": {"awslogs-group": "/rj/batch"}},
+    }
+    if exit_code is not None:
+        container["exitCode"] = exit_code
+    detail: dict[str, Any] = {
+        "jobArn": f"arn:aws:batch:{REGION}:{ACCOUNT}:job/{job_id}",
+        "jobName": JOB_NAME,
+        "jobId": job_id,
+        "jobQueue": QUEUE_ARN,
+        "status": status,
+        "createdAt": 1_700_000_000_000,
+        "startedAt": 1_700_000_001_000,
+        "jobDefinition": DEFINITION_ARN,
+        "container": container,
+    }
+    if reason:
+        detail["statusReason"] = reason
+    return detail
+
+
+@pytest.fixture
+def stubbed_batch(aws_env, monkeypatch):
+    """A real boto3 Batch client under botocore's Stubber, used by the real BatchClientHook."""
+    import boto3
+    from botocore.stub import Stubber
+
+    from airflow.providers.amazon.aws.hooks.batch_client import BatchClientHook
+
+    client = boto3.client("batch", region_name=REGION)
+    monkeypatch.setattr(BatchClientHook, "conn", property(lambda self: client))
+    with Stubber(client) as stubber:
+        stubbed = StubbedBatch(client, stubber)
+        yield stubbed
+
+
+@pytest.fixture
+def batch_trigger_in_process(monkeypatch):
+    """Let ``BatchJobTrigger`` fire without aiobotocore (see the module docstring)."""
+    from botocore.exceptions import WaiterError
+
+    from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
+    from airflow.triggers.base import TriggerEvent
+
+    async def run(self):
+        job_id = self.return_value
+        waiter = self.hook().get_waiter(self.waiter_name)
+        try:
+            waiter.wait(**self.waiter_args, WaiterConfig={"Delay": 0, "MaxAttempts": max(1, self.attempts)})
+        except WaiterError as error:
+            yield TriggerEvent({"status": "error", "message": f"{self.failure_message}: {error}", self.return_key: job_id})
+        else:
+            yield TriggerEvent({"status": "success", self.return_key: job_id})
+
+    monkeypatch.setattr(BatchJobTrigger, "run", run)

@@ -12,4 +12,15 @@ def get_provider_info() -> dict:
         "description": "Crash-safe submission of Databricks, AWS Batch, BigQuery and Spark jobs: "
         "a retry after a worker crash reconnects to the running job instead of starting a duplicate.",
         "versions": [__version__],
+        # Link classes the api-server may need to resolve operator extra links by class path.
+        "extra-links": [
+            "resumable_jobs.providers.amazon.links.BatchJobDetailsLink",
+            "resumable_jobs.providers.amazon.links.BatchJobDefinitionLink",
+            "resumable_jobs.providers.amazon.links.BatchJobQueueLink",
+            "resumable_jobs.providers.amazon.links.BatchCloudWatchLogsLink",
+            "resumable_jobs.providers.databricks.links.DatabricksRunPageLink",
+            "resumable_jobs.providers.google.links.BigQueryJobLink",
+            "resumable_jobs.providers.google.links.BigQueryTableLink",
+            "resumable_jobs.providers.spark.links.SparkMasterUiLink",
+        ],
     }

@@ -51,3 +51,14 @@ def test_airflow_lists_the_provider():
     start = out.stdout.index("[")
     listed = {p["package_name"]: p for p in json.loads(out.stdout[start:])}
     assert listed["airflow-provider-resumable-jobs"]["version"] == resumable_jobs.__version__
+
+
+def test_every_registered_extra_link_imports():
+    import importlib
+
+    from resumable_jobs.provider_info import get_provider_info
+
+    for path in get_provider_info()["extra-links"]:
+        module, _, name = path.rpartition(".")
+        link = getattr(importlib.import_module(module), name)()
+        assert link.name and link.xcom_key

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
+import shutil
 import tempfile
 import warnings
 
@@ -11,7 +13,9 @@ import pytest
 
 # Airflow reads its configuration on import: point it at a throwaway home before anything
 # imports it, so tests never touch a developer's real Airflow.
-os.environ.setdefault("AIRFLOW_HOME", tempfile.mkdtemp(prefix="rj-airflow-home-"))
+if "AIRFLOW_HOME" not in os.environ:
+    os.environ["AIRFLOW_HOME"] = tempfile.mkdtemp(prefix="rj-airflow-home-")
+    atexit.register(shutil.rmtree, os.environ["AIRFLOW_HOME"], ignore_errors=True)
 os.environ.setdefault("AIRFLOW__CORE__LOAD_EXAMPLES", "False")
 
 from resumable_jobs.shims import durable_supported, installed_airflow_version  # noqa: E402

@@ -173,12 +173,18 @@ class ResumableJobContract(ABC):
         if external_id is not None:
             self.on_job_selected(external_id, context)
 
-    def _continue_with_job(self, external_id: Any, context: Context) -> Any:
-        """Given the job this try follows, wait for it in the configured mode."""
+    def _continue_with_job(self, external_id: Any, context: Context, *, already_succeeded: bool = False) -> Any:
+        """Given the job this try follows, finish the try in the configured mode.
+
+        Submit-only returns the id; a job that already succeeded returns its result; otherwise
+        the try defers to the job or polls it, and returns its result.
+        """
         self._select_job(external_id, context)
         if not self.resumable_waits:
             self._record_task_completion(external_id, context)
             return external_id
+        if already_succeeded:
+            return self._finish_succeeded_job(external_id, context)
         if self.resumable_deferrable:
             self.defer(  # type: ignore[attr-defined]
                 trigger=self.build_trigger(external_id, context),

@@ -79,24 +79,21 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         telemetry.emit(decision, type(self).__name__)
 
         if decision.action is Action.SUBMIT:
-            external_id = self._submit(decision, checkpoint, fingerprint, store, context)
+            external_id = self._submit(decision, stored_id, checkpoint, fingerprint, store, context)
         else:
             self.log.info(telemetry.describe_resume(decision))
             external_id = decision.external_id
             if decision.adopted:
                 store.save_external_id(external_id)
-            if decision.action is Action.ALREADY_SUCCEEDED:
-                self._select_job(external_id, context)
-                if not self.resumable_waits:
-                    self._record_task_completion(external_id, context)
-                    return external_id
-                return self._finish_succeeded_job(external_id, context)
-        return self._continue_with_job(external_id, context)
+        return self._continue_with_job(
+            external_id, context, already_succeeded=decision.action is Action.ALREADY_SUCCEEDED
+        )
 
     # ----------------------------------------------------------------- steps
     def _submit(
         self,
         decision: Decision,
+        stored_id: Any,
         checkpoint: Checkpoint | None,
         fingerprint: str | None,
         store: CheckpointStore,
@@ -117,7 +114,9 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
                 generation=(checkpoint.generation + 1) if checkpoint else 1,
                 nonce=new_nonce(),
                 fingerprint=fingerprint,
-                superseded=decision.previous_id,
+                # whatever the id key holds now belongs to an earlier generation: a retry that
+                # still finds it there knows this generation's id was never persisted
+                superseded=stored_id,
             )
             store.save_checkpoint(checkpoint)  # before submit_job: a retry must know the token
             self._resumable_checkpoint = checkpoint

@@ -361,3 +361,22 @@ def test_submission_generation_is_set_with_the_token(system):
     run_try(Recording(task_id="job", system=system, durable=False), make_context(store, ti.next_try()))
     assert [g for g, _ in seen] == [1, 2, 0]
     assert "-g1-" in seen[0][1] and "-g2-" in seen[1][1]
+
+
+def test_request_change_during_an_unpersisted_submission_keeps_tracking_the_window(system):
+    """A new generation opened while the id key still holds an older job must not mistake that
+    older job for its own when its own submission is lost too."""
+    system.searchable = True
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=4)
+    old = run_try(_op(system, payload="a"), make_context(store, ti))["job_id"]  # gen 1, stored
+    ti = ti.cleared(retries=4)
+    for payload in ("b", "c"):  # gen 2 then gen 3: both lost right after submission
+        op = _op(system, payload=payload)
+        with crash_at(op, CrashPoint.AFTER_SUBMIT, store), pytest.raises(BaseException):
+            run_try(op, make_context(store, ti))
+        ti = ti.next_try()
+    assert store.get(ID_KEY) == old
+    result = run_try(_op(system, payload="c"), make_context(store, ti))
+    gen3_job = [j.job_id for j in system.jobs.values() if j.payload == "c"]
+    assert len(gen3_job) == 1 and result["job_id"] == gen3_job[0]
+    assert system.submissions == 3  # a, b (orphaned, request changed), c - nothing resubmitted

@@ -17,6 +17,7 @@ from resumable_jobs._version import __version__
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "review": ("resumable_jobs.review.command", "review DAG files for crash-safety anti-patterns"),
     "doctor": ("resumable_jobs.doctor", "check the installed Airflow and settings for crash safety"),
+    "demo": ("resumable_jobs.demo.command", "watch a retry reconnect to a Spark driver after a worker crash"),
 }
 
 

@@ -1,0 +1,39 @@
+"""``resumable-jobs demo`` arguments; the demos live in :mod:`spark_demo` and :mod:`batch_demo`."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--backend",
+        choices=["spark", "batch"],
+        default="spark",
+        help="spark: a local Spark standalone cluster (needs Java); batch: AWS Batch served by a "
+        "local moto_server (needs moto[server])",
+    )
+    parser.add_argument(
+        "--job-seconds",
+        type=int,
+        default=30,
+        help="spark backend: how long the demo's Spark job runs (the worker is killed while it runs)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    # A plain `kill` of the demo should clean up like Ctrl-C does.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        if args.backend == "batch":
+            from resumable_jobs.demo.batch_demo import run_batch_demo
+
+            return run_batch_demo(out=sys.stdout)
+        from resumable_jobs.demo.spark_demo import run_spark_demo
+
+        return run_spark_demo(job_seconds=args.job_seconds, out=sys.stdout)
+    except (RuntimeError, TimeoutError) as error:
+        print(f"demo failed: {error}", file=sys.stderr)
+        return 1

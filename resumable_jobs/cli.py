@@ -29,7 +29,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_line) in SUBCOMMANDS.items():
-        sub_parser = sub.add_parser(name, help=help_line, description=help_line)
+        # add_help=False: `resumable-jobs review --help` must reach the subcommand's own parser,
+        # which knows its arguments (declared by its module, imported only when it runs).
+        sub_parser = sub.add_parser(name, help=help_line, add_help=False)
         sub_parser.set_defaults(_module=module)
     return parser
 

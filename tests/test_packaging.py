@@ -62,3 +62,11 @@ def test_every_registered_extra_link_imports():
         module, _, name = path.rpartition(".")
         link = getattr(importlib.import_module(module), name)()
         assert link.name and link.xcom_key
+
+
+def test_subcommand_help_lists_the_subcommands_own_options():
+    for command, option in (("review", "--select"), ("doctor", "--format"), ("demo", "--backend")):
+        out = subprocess.run(
+            [sys.executable, "-m", "resumable_jobs.cli", command, "--help"], capture_output=True, text=True, check=True
+        )
+        assert option in out.stdout, (command, out.stdout)

@@ -24,7 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # A plain `kill` of the demo should clean up like Ctrl-C does.
+    # Ctrl-C and a plain `kill` both stop the demo through KeyboardInterrupt, whose handlers stop
+    # everything it started - also when it was launched with SIGINT ignored (a background job).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         if args.backend == "batch":

@@ -62,3 +62,31 @@ def test_batch_demo_adopts_the_orphaned_job():
     timeline = done.stdout[done.stdout.index("Timeline") :]
     assert "jobs in the queue: 1" in timeline and "adopted it" in timeline
     assert not _leftovers("dags test resumable_jobs_batch_demo") and not _leftovers("moto.server")
+
+
+@pytest.mark.e2e
+@pytest.mark.durable_only
+@pytest.mark.spark_cluster
+def test_ctrl_c_stops_everything_the_demo_started():
+    import signal
+    import time
+
+    demo = subprocess.Popen(
+        [sys.executable, "-m", "resumable_jobs.cli", "demo", "--job-seconds", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen = []
+    deadline = time.monotonic() + 300
+    for line in demo.stdout:  # wait until the cluster, Airflow and the DAG run all exist
+        seen.append(line)
+        if "running DAG" in line or time.monotonic() > deadline:
+            break
+    demo.send_signal(signal.SIGINT)
+    rest, _ = demo.communicate(timeout=120)
+    output = "".join(seen) + rest
+    assert demo.returncode == 130, output[-2000:]
+    assert "interrupted: stopping everything the demo started" in output
+    assert not _leftovers("rj-local-spark-") and not _leftovers("dags test resumable_jobs_demo")
+    assert not _leftovers("api_server -- host:127.0.0.1")

@@ -14,7 +14,7 @@ as it goes; a timeline closes the run. Everything it started is stopped on exit,
 
 What it does not do: kill the worker while the job is RUNNING, as the Spark demo does - moto
 without Docker completes a Batch job inside SubmitJob, so there is no running phase to kill into
-(see :mod:`resumable_jobs.providers.amazon.local_moto`); the demo says so when it starts. It needs
+(see :mod:`resumable_jobs.local.moto_server`); the demo says so when it starts. It needs
 Airflow 3.3 and moto[server]; it says so and exits when either is missing.
 """
 
@@ -54,8 +54,8 @@ def run_batch_demo(*, hold_seconds: int = 8, out: TextIO = sys.stdout) -> int:
         print(MOTO_HELP, file=out)
         return 2
 
-    from resumable_jobs.demo.embedded_airflow import EmbeddedAirflow
-    from resumable_jobs.providers.amazon.local_moto import LocalMotoServer
+    from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
+    from resumable_jobs.local.moto_server import LocalMotoServer
 
     timeline = Timeline(out=out)
     workdir = Path(tempfile.mkdtemp(prefix="rj-batch-demo-"))

@@ -48,8 +48,8 @@ def run_spark_demo(*, job_seconds: int = 30, out: TextIO = sys.stdout) -> int:
         print(JAVA_HELP, file=out)
         return 2
 
-    from resumable_jobs.demo.embedded_airflow import EmbeddedAirflow
-    from resumable_jobs.providers.spark.local_cluster import JavaNotFoundError, LocalSparkCluster
+    from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
+    from resumable_jobs.local.spark_cluster import JavaNotFoundError, LocalSparkCluster
 
     timeline = Timeline(out=out)
     workdir = Path(tempfile.mkdtemp(prefix="rj-demo-"))

@@ -11,7 +11,7 @@ HERE = Path(__file__).resolve().parent
 
 @pytest.fixture(scope="module")
 def spark_cluster():
-    from resumable_jobs.providers.spark.local_cluster import LocalSparkCluster
+    from resumable_jobs.local.spark_cluster import LocalSparkCluster
 
     # Room for two applications at once: the documented open window (a crash between submit and
     # checkpoint) runs the orphan driver and the retry's driver side by side, and with one
@@ -22,7 +22,7 @@ def spark_cluster():
 
 @pytest.fixture(scope="module")
 def airflow(spark_cluster):
-    from resumable_jobs.demo.embedded_airflow import EmbeddedAirflow
+    from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
 
     env = {**spark_cluster.airflow_connection_env("spark_default"), "RJ_E2E_SPARK_APP": str(HERE / "apps" / "slow_sum.py")}
     with EmbeddedAirflow(HERE / "dags", extra_env=env) as embedded:

@@ -6,7 +6,7 @@ assertions are what a user would check: how many jobs the queue received, the ta
 and try number, the XCom, and what try 2 logged.
 
 A crash while the job is RUNNING cannot be staged here: moto without Docker finishes every job
-inside SubmitJob (see ``resumable_jobs.providers.amazon.local_moto``). The fixtures are defined in
+inside SubmitJob (see ``resumable_jobs.local.moto_server``). The fixtures are defined in
 this module, with a dags folder holding only the Batch DAG file, so these tests neither need nor
 disturb the Spark fixtures of ``conftest.py``.
 """
@@ -26,7 +26,7 @@ TASK_ID = "batch_job"
 @pytest.fixture(scope="module")
 def moto_server():
     pytest.importorskip("moto.server", reason="moto[server] is not installed")
-    from resumable_jobs.providers.amazon.local_moto import LocalMotoServer
+    from resumable_jobs.local.moto_server import LocalMotoServer
 
     with LocalMotoServer() as server:
         yield server
@@ -34,7 +34,7 @@ def moto_server():
 
 @pytest.fixture(scope="module")
 def batch_airflow(moto_server):
-    from resumable_jobs.demo.embedded_airflow import EmbeddedAirflow
+    from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
 
     env = {
         **moto_server.airflow_connection_env("aws_default"),

@@ -3,7 +3,7 @@
 ``from resumable_jobs.providers.spark import SparkSubmitOperator``. Importing it loads neither the
 upstream Spark provider, ``requests``, ``aiohttp`` nor ``pyspark``: the REST client and the
 trigger import their HTTP libraries when they are used. The local test cluster lives in
-:mod:`resumable_jobs.providers.spark.local_cluster` and is not imported here.
+:mod:`resumable_jobs.local.spark_cluster` and is not imported here.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ like an OOM kill or an evicted pod - and Airflow's retry must deal with whatever
   finished. The retry must return that job, not submit another.
 
 There is no mid-poll DAG: moto without Docker finishes a job inside SubmitJob, so a job is never
-RUNNING while a try polls (see ``resumable_jobs.providers.amazon.local_moto``).
+RUNNING while a try polls (see ``resumable_jobs.local.moto_server``).
 
 The endpoint comes from AIRFLOW_CONN_AWS_DEFAULT, the queue and definition from
 RJ_E2E_BATCH_QUEUE / RJ_E2E_BATCH_DEFINITION; the test sets all three. This folder holds only

@@ -44,7 +44,7 @@ def served_master(requests_mock, monkeypatch):
 @pytest.fixture(scope="session")
 def spark_cluster():
     """One real standalone master (REST on) and one worker from pyspark, for the whole session."""
-    from resumable_jobs.providers.spark.local_cluster import LocalSparkCluster
+    from resumable_jobs.local.spark_cluster import LocalSparkCluster
 
     with LocalSparkCluster() as cluster:
         groups = list(cluster.pids.values())

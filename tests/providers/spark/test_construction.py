@@ -120,7 +120,7 @@ def test_importing_the_operator_loads_no_provider_http_client_or_spark():
         "botocore",
         "google.cloud",
         "resumable_jobs.providers.spark.trigger",
-        "resumable_jobs.providers.spark.local_cluster",
+        "resumable_jobs.local.spark_cluster",
     )
     assert "resumable_jobs.providers.spark.operator" in loaded  # the check saw the import
     assert [m for m in loaded if m.startswith(heavy_prefixes)] == []

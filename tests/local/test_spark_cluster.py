@@ -8,7 +8,7 @@ import json
 import pytest
 
 from resumable_jobs.providers.spark.connection import endpoint_from_connection
-from resumable_jobs.providers.spark.local_cluster import JavaNotFoundError, LocalSparkCluster, LocalSparkClusterError
+from resumable_jobs.local.spark_cluster import JavaNotFoundError, LocalSparkCluster, LocalSparkClusterError
 
 
 def test_missing_java_names_the_install_command(monkeypatch, tmp_path):

@@ -54,7 +54,7 @@ import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from resumable_jobs.demo.processes import start_group, stop_group
+from resumable_jobs.local.processes import start_group, stop_group
 
 if TYPE_CHECKING:
     import subprocess
@@ -86,7 +86,7 @@ class LocalMotoServer:
     tells the test or the demo how many jobs were really submitted.
 
     How it works: the server is a child process group started with
-    :func:`resumable_jobs.demo.processes.start_group`; if it dies before answering (another
+    :func:`resumable_jobs.local.processes.start_group`; if it dies before answering (another
     process took the port in between), a new port is tried. The Batch resources are created
     through boto3 against :attr:`endpoint_url`.
 

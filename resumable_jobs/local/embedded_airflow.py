@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from resumable_jobs.demo.processes import start_group, stop_group
+from resumable_jobs.local.processes import start_group, stop_group
 
 
 def free_port() -> int:

@@ -224,10 +224,9 @@ class ResumableJobContract(ABC):
         if already_succeeded:
             return self._finish_succeeded_job(external_id, context)
         if self.resumable_deferrable:
-            self.defer(  # type: ignore[attr-defined]
-                trigger=self.build_trigger(external_id, context),
-                method_name="execute_complete",
-            )
+            trigger = self.build_trigger(external_id, context)
+            self._job_lifecycle.done_with_job()  # the trigger follows the job from here
+            self.defer(trigger=trigger, method_name="execute_complete")  # type: ignore[attr-defined]
         try:
             self.poll_until_complete(external_id, context)
         except Exception as error:

@@ -60,9 +60,9 @@ class Verdict(enum.Enum):
 #: rescheduled). A try that finds its task instance in one of these has nothing left to do.
 STOPPED_ON_PURPOSE = frozenset({"failed", "success", "skipped", "upstream_failed", "removed", "restarting", None})
 
-#: States in which the task instance carries on: this try is still the current one, or Airflow
-#: already scheduled the retry that will reconnect to the job.
-CARRIES_ON = frozenset({"running", "up_for_retry", "queued", "scheduled"})
+#: States in which the task instance carries on: this try is still the current one, Airflow
+#: already scheduled the retry that will reconnect to the job, or a trigger follows it.
+CARRIES_ON = frozenset({"running", "up_for_retry", "queued", "scheduled", "deferred", "up_for_reschedule"})
 
 
 @dataclass(frozen=True)
@@ -139,9 +139,14 @@ def verdict_on_kill(cause: KillCause, situation: Situation, ti_state: TaskInstan
             Verdict.KEEP,
             f"{ti_state.describe()}; assuming the worker is shutting down, the next try reconnects to it",
         )
-    return Decision(
+    if ti_state.state in CARRIES_ON:
+        return Decision(
+            Verdict.KEEP,
+            f"the worker is shutting down while {ti_state.describe()}: the next try reconnects to it",
+        )
+    return Decision(  # a state this table does not know: never cancel on a guess
         Verdict.KEEP,
-        f"the worker is shutting down while {ti_state.describe()}: the next try reconnects to it",
+        f"{ti_state.describe()}, which does not say the task was stopped; the next try reconnects to it",
     )
 
 

@@ -266,3 +266,15 @@ def test_airflow_fail_exception_means_no_retry_whatever_the_retries_left():
 
 def test_without_a_task_instance_it_cannot_tell():
     assert retry_follows({}) is None
+
+
+@pytest.mark.durable_only
+def test_a_sigterm_after_the_try_deferred_leaves_the_job_to_the_trigger(system):
+    op = _op(system, deferrable=True)
+    context = make_context(InMemoryTaskStateStore(), FakeTaskInstance(api_state="deferred"))
+    with pytest.raises(BaseException) as deferred:
+        op.execute(context)
+    assert type(deferred.value).__name__ == "TaskDeferred"
+    op.on_kill()  # arrives while the task runner reports the deferral: must not turn it into a failure
+    (job,) = system.jobs.values()
+    assert job.state == RUNNING

@@ -45,7 +45,7 @@ def test_execution_timeout_cancels_without_asking_the_api_server():
     assert verdict_on_kill(KillCause.TIMEOUT, DURABLE, None).verdict is Verdict.CANCEL
 
 
-@pytest.mark.parametrize("state", ["running", "up_for_retry", "queued", "scheduled"])
+@pytest.mark.parametrize("state", ["running", "up_for_retry", "queued", "scheduled", "deferred"])
 def test_sigterm_while_the_task_instance_carries_on_keeps_the_job(state):
     assert needs_state(KillCause.SIGNAL, DURABLE)
     decision = verdict_on_kill(KillCause.SIGNAL, DURABLE, TaskInstanceState(state))
@@ -94,3 +94,9 @@ def test_an_in_process_failure_on_the_last_try_cancels():
 
 def test_an_in_process_failure_without_crash_recovery_cancels():
     assert verdict_on_failure(NOT_DURABLE).verdict is Verdict.CANCEL
+
+
+def test_a_state_the_table_does_not_know_keeps_the_job_rather_than_cancel_on_a_guess():
+    decision = verdict_on_kill(KillCause.SIGNAL, DURABLE, TaskInstanceState("some_future_state"))
+    assert decision.verdict is Verdict.KEEP
+    assert "'some_future_state', which does not say the task was stopped" in decision.reason

@@ -109,7 +109,7 @@ def _drive(airflow: Any, cluster: Any, state_dir: Path, timeline: Timeline, kill
         kept = wait_for(
             lambda: _log_line(airflow.task_log(DAG_ID, TASK_ID, 1), "keeping job"), timeline, "try 1 to decide", process
         )
-        timeline.event(f"try 1 kept driver {driver_id} and ended: {kept.split(' (', 1)[0]}")
+        timeline.event(f"try 1 logged \"{kept.split(' (', 1)[0]}\" and ended at once")
     else:
         os.kill(first["pid"], signal.SIGKILL)
         timeline.event(f"worker killed with SIGKILL (task process pid {first['pid']}) while driver {driver_id} runs")

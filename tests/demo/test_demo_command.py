@@ -62,7 +62,7 @@ def test_spark_demo_with_sigterm_shows_the_eviction_case_keeping_the_driver():
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     timeline = done.stdout[done.stdout.index("Timeline") :]
     assert "SIGTERM to the task's supervisor" in timeline
-    assert "try 1 kept driver driver-" in timeline and "The worker is shutting down: keeping job" in timeline
+    assert "try 1 logged \"The worker is shutting down: keeping job 'driver-" in timeline
     assert "(no new submission)" in timeline and "task success (try 2)" in timeline
     assert "drivers on the master: 1" in timeline
     assert not _leftovers("rj-local-spark-") and not _leftovers("dags test resumable_jobs_demo")

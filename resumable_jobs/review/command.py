@@ -15,7 +15,8 @@ import sys
 from resumable_jobs.review.engine import review_files
 from resumable_jobs.review.formats import FORMATS
 from resumable_jobs.review.rules import ALL_RULES, Rule
-from resumable_jobs.review.walker import MissingPathError, python_files
+from resumable_jobs.review.findings import FileError
+from resumable_jobs.review.walker import PathError, walk
 
 __all__ = ["UsageError", "add_arguments", "run", "select_rules"]
 
@@ -57,15 +58,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         rules = select_rules(args.select, args.ignore)
-        files = python_files(args.paths)
-    except MissingPathError as exc:
-        return _usage(f"path does not exist: {exc}")
-    except UsageError as exc:
+        walked = walk(args.paths)
+    except (PathError, UsageError) as exc:
         return _usage(str(exc))
     if args.jobs < 0:
         return _usage("--jobs must be 0 or more")
     jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
-    result = review_files(files, rules, jobs=jobs)
+    result = review_files(walked.files, rules, jobs=jobs)
+    result.errors.extend(FileError(p.path, p.message) for p in walked.problems)
+    result.sort()
     report = FORMATS[args.format](result)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:

@@ -21,6 +21,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
+
 __all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
@@ -84,9 +86,10 @@ class CallSite:
 class ModuleIndex:
     """What the rules need to know about one module, gathered in one walk."""
 
-    def __init__(self, tree: ast.Module, source: str, path: str) -> None:
+    def __init__(self, tree: ast.Module, source: str, path: str, project: ProjectView | None = None) -> None:
         self.tree = tree
         self.path = path
+        self.source_text = source
         self._lines = source.splitlines()
         #: local name -> fully qualified name, from every import in the file
         self.aliases: dict[str, str] = {}
@@ -98,6 +101,10 @@ class ModuleIndex:
         self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
         self.calls: list[CallSite] = []
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: ``name.attr = value`` statements outside functions: flags set after construction
+        self.attribute_sets: list[tuple[str, str, ast.AST, ast.stmt, tuple[FunctionNode, ...]]] = []
+        #: ``self.attr = value`` statements inside methods (``external_id_key`` and friends)
+        self.self_attribute_sets: list[tuple[str, ast.Assign, FunctionNode]] = []
         #: functions with a ``while`` loop directly in them (poll loops)
         self.functions_with_loops: set[FunctionNode] = set()
         self._local_constants: dict[FunctionNode, dict[str, str]] = {}
@@ -108,7 +115,14 @@ class ModuleIndex:
         for func in self.functions:
             self.functions_by_name.setdefault(func.name, []).append(func)
         self.classes_by_name = {cls.name: cls for cls in self.classes}
+        #: calls made directly in each function (not in functions nested in it)
+        self.calls_by_function: dict[FunctionNode, list[CallSite]] = {}
+        for site in self.calls:
+            if site.stack:
+                self.calls_by_function.setdefault(site.stack[-1], []).append(site)
         self.runtime_functions = self._find_runtime_functions()
+        #: facts about the other modules of the reviewed tree (see :mod:`.project`)
+        self.project = project if project is not None else EMPTY_PROJECT
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -166,6 +180,12 @@ class ModuleIndex:
                         self.aliases[alias.asname or alias.name] = f"{child.module}.{alias.name}"
         elif isinstance(child, ast.Assign):
             self._record_constant(child, stack)
+            for target in child.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    if target.value.id == "self" and stack:
+                        self.self_attribute_sets.append((target.attr, child, stack[-1]))
+                    else:
+                        self.attribute_sets.append((target.value.id, target.attr, child.value, child, stack))
             if stack:
                 for target in child.targets:
                     self._record_binding(stack[-1], target, child.value)
@@ -213,7 +233,42 @@ class ModuleIndex:
             kw = keyword(site.node, "python_callable")
             if kw is not None and isinstance(kw.value, ast.Name):
                 runtime.update(self.functions_by_name.get(kw.value.id, ()))
-        return frozenset(runtime)
+        return frozenset(self._follow_helpers(runtime))
+
+    def _follow_helpers(self, runtime: set[FunctionNode]) -> set[FunctionNode]:
+        """Add the file's own functions that runtime code calls, transitively.
+
+        A task body that calls ``remember_job(job_id)`` runs ``remember_job`` on the worker, so
+        its Variable calls are the task's. Plain names call module functions; ``self.name()``
+        inside a method calls a method of the same class.
+        """
+        todo = list(runtime)
+        while todo:
+            func = todo.pop()
+            for callee in self._callees(func):
+                if callee not in runtime:
+                    runtime.add(callee)
+                    todo.append(callee)
+        return runtime
+
+    def reached_from(self, func: FunctionNode) -> set[FunctionNode]:
+        """``func`` and every function of this module it calls, transitively."""
+        return self._follow_helpers({func})
+
+    def line_text(self, line: int) -> str:
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+
+    def _callees(self, func: FunctionNode) -> list[FunctionNode]:
+        found = []
+        for site in self.calls_by_function.get(func, ()):
+            target = site.node.func
+            if isinstance(target, ast.Name):
+                found.extend(f for f in self.functions_by_name.get(target.id, ()) if f not in self.owner_class)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                cls = self.owner_class.get(func)
+                if cls is not None:
+                    found.extend(f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls)
+        return found
 
     def task_decorator(self, func: FunctionNode) -> str | None:
         """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None."""

@@ -9,6 +9,13 @@ How: a call counts when its receiver resolves, through the file's imports and al
 of Airflow's ``Variable`` classes (``airflow.models``, ``airflow.models.variable``,
 ``airflow.sdk``). The key comes from the first positional argument or ``key=``.
 
+Besides the calls themselves, :func:`runtime_variable_records` gives plain records (path,
+position, key, read or write, the function it runs in) for every Variable use a task makes:
+calls in the task, in the file's helpers it calls, in helpers of other modules it imports
+(through the project index), and Jinja reads (``{{ var.value.key }}``, ``{{ var.json.key }}``)
+in operator arguments. Records travel between processes, so RJ001 and RJ004 decide over the
+whole reviewed tree: a key one task writes and another reads is seen even across files.
+
 What it does not do: Variable calls at module level run when the DAG file is parsed, not per
 run; they are a different problem (parse-time cost) and are not collected.
 """
@@ -16,6 +23,8 @@ run; they are a different problem (parse-time cost) and are not collected.
 from __future__ import annotations
 
 import ast
+import os
+import re
 from dataclasses import dataclass
 
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, keyword
@@ -24,6 +33,9 @@ from resumable_jobs.review.keys import KeyKind, classify
 __all__ = [
     "VARIABLE_CLASSES",
     "VariableAccess",
+    "VariableRecord",
+    "runtime_variable_records",
+    "variable_records_of",
     "argument",
     "is_variable_call",
     "runtime_variable_accesses",
@@ -101,3 +113,142 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
 def written_keys(index: ModuleIndex) -> frozenset[str]:
     """Keys that some task in this file writes with ``Variable.set``."""
     return frozenset(a.key for a in runtime_variable_accesses(index) if a.op == "set" and a.key)
+
+
+#: ``{{ var.value.key }}``, ``{{ var.json.key.field }}``, ``var.value.get('key')``
+_JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|\.([A-Za-z_]\w*))")
+
+
+@dataclass(frozen=True)
+class VariableRecord:
+    """One Variable read or write that runs in a task, as plain data (it crosses processes)."""
+
+    path: str
+    line: int
+    column: int
+    op: str
+    key: str | None
+    kind: KeyKind | None
+    shown_key: str
+    #: the function it runs in, ``path:line:name``; reads and writes in one function advance a value
+    function: str
+    #: "code" for a call, "jinja" for a template read
+    origin: str = "code"
+    #: codes silenced by a ``# noqa`` on its line: None for none, "*" for all
+    noqa: str | None = None
+    #: when reported at a call of a helper outside the reviewed tree: "helper (file:line)"
+    via: str | None = None
+
+    def silenced(self, code: str) -> bool:
+        return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
+
+
+def _function_id(index: ModuleIndex, func: FunctionNode) -> str:
+    return f"{os.path.abspath(index.path)}:{func.lineno}:{func.name}"
+
+
+def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
+    from resumable_jobs.review.noqa import noqa_codes
+
+    key_node = argument(call, 0, "key")
+    key = index.string_value(key_node, stack)
+    line, column = index.position(call)
+    return VariableRecord(
+        index.path,
+        line,
+        column,
+        op,
+        key,
+        classify(key),
+        index.display_key(key_node, stack),
+        _function_id(index, func),
+        noqa=noqa_codes(index.line_text(line)),
+        **extra,
+    )
+
+
+def variable_records_of(index: ModuleIndex, functions) -> list[VariableRecord]:
+    """Records for the Variable calls made directly in ``functions`` (helpers of a module)."""
+    records = []
+    for func in functions:
+        for site in index.calls_by_function.get(func, ()):
+            op = is_variable_call(index, site.node)
+            if op is not None:
+                records.append(_record(index, site.node, op, site.stack, func))
+    return records
+
+
+def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
+    """Every Variable use that runs in a task of this file, wherever the call is written."""
+    cached = index.__dict__.get("_variable_records")
+    if cached is not None:
+        return cached
+    records = [_record(index, a.node, a.op, a.site.stack, a.function) for a in runtime_variable_accesses(index)]
+    records += _helper_records(index)
+    records += _jinja_records(index)
+    index.__dict__["_variable_records"] = records
+    return records
+
+
+def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
+    """Variable calls in helpers of other modules that a task of this file calls."""
+    project = index.project
+    found: list[VariableRecord] = []
+    seen: set[tuple[str, str]] = set()
+    for site in index.calls_in_runtime():
+        name = index.resolve(site.node.func)
+        if not name or name.split(".")[0] not in index.aliases:
+            continue
+        todo = [(index.path, name)]
+        while todo:
+            importer, qualified = todo.pop()
+            if (importer, qualified) in seen or len(seen) > 200:
+                continue
+            seen.add((importer, qualified))
+            facts = project.function(importer, qualified)
+            if facts is None:
+                continue
+            for record in facts.variable_accesses:
+                if project.is_reviewed(record.path):
+                    found.append(record)
+                else:  # the helper is outside the reviewed tree: report at the call
+                    line, column = index.position(site.node)
+                    where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"
+                    found.append(
+                        VariableRecord(
+                            index.path, line, column, record.op, record.key, record.kind, record.shown_key,
+                            record.function, noqa=_noqa_at(index, line), via=where,
+                        )
+                    )
+            todo.extend((facts.path, callee) for callee in facts.calls)
+    return found
+
+
+def _noqa_at(index: ModuleIndex, line: int) -> str | None:
+    from resumable_jobs.review.noqa import noqa_codes
+
+    return noqa_codes(index.line_text(line))
+
+
+def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
+    """``{{ var.value.key }}`` reads in the string arguments of operator calls."""
+    if "var." not in index.source_text:
+        return []
+    found = []
+    for site in index.calls:
+        if not any(kw.arg == "task_id" for kw in site.node.keywords):
+            continue
+        for kw in site.node.keywords:
+            for node in ast.walk(kw.value):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "var." in node.value:
+                    for match in _JINJA_VAR.finditer(node.value):
+                        key = match.group(1) or match.group(2)
+                        line, column = index.position(node)
+                        found.append(
+                            VariableRecord(
+                                index.path, line, column, "get", key, classify(key), f'"{key}"',
+                                f"{os.path.abspath(index.path)}:{site.node.lineno}:<template>",
+                                origin="jinja", noqa=_noqa_at(index, line),
+                            )
+                        )
+    return found

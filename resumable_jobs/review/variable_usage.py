@@ -1,0 +1,68 @@
+"""How the reviewed tree uses each Variable key, from the records of every file.
+
+Why: whether a Variable holds per-run state often shows only in how it is used, not in its
+name: a key one task writes and another task of the same DAG reads is a per-run marker passed
+through a global; an offset a task reads and then moves on is progress across runs (a
+watermark); a job id nobody writes is configuration. RJ001 and RJ004 share these facts.
+
+How: records (see :mod:`.variables`) from every reviewed file are grouped by key.
+
+What it does not do: follow keys built at run time from unknown parts, or Variables written
+outside the reviewed tree (the UI, the CLI, other repositories).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from resumable_jobs.review.keys import words
+from resumable_jobs.review.variables import VariableRecord
+
+__all__ = ["ProjectFacts", "VariableUsage"]
+
+_ADVANCED_WORDS = frozenset({"offset", "offsets"})
+
+
+@dataclass
+class ProjectFacts:
+    """What every file's review reported for the decisions made over the whole tree."""
+
+    records: list[VariableRecord] = field(default_factory=list)
+    #: (function id, key) of the reconnect-or-submit ifs reported as RJ003
+    reconnects: set[tuple[str, str]] = field(default_factory=set)
+
+    def merge(self, other: ProjectFacts) -> None:
+        self.records.extend(other.records)
+        self.reconnects.update(other.reconnects)
+
+
+class VariableUsage:
+    def __init__(self, records: Iterable[VariableRecord]) -> None:
+        self.records = sorted(set(records), key=lambda r: (r.path, r.line, r.column, r.op))
+        self.writers: dict[str, set[str]] = defaultdict(set)
+        self.readers: dict[str, set[str]] = defaultdict(set)
+        for record in self.records:
+            if record.key:
+                table = self.writers if record.op == "set" else self.readers
+                table[record.key].add(record.function)
+
+    def written(self, key: str | None) -> bool:
+        return bool(key) and key in self.writers
+
+    def advanced_across_runs(self, key: str | None) -> bool:
+        """An offset-like key that one function reads and then writes: progress across runs."""
+        if not key or not set(words(key)) & _ADVANCED_WORDS:
+            return False
+        return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
+
+    def passed_between_tasks(self, record: VariableRecord) -> bool:
+        """Written in one function and read in another of the same file: a per-run marker."""
+        key = record.key
+        if not key or "{}" in key:
+            return False
+        same_file = lambda fid: fid.rsplit(":", 2)[0] == record.function.rsplit(":", 2)[0]  # noqa: E731
+        writers = {f for f in self.writers.get(key, ()) if same_file(f)}
+        readers = {f for f in self.readers.get(key, ()) if same_file(f)}
+        return any(w != r for w in writers for r in readers)

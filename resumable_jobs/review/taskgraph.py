@@ -42,6 +42,19 @@ class TaskNode:
     function: FunctionNode | None = None
     #: every call of the chain (``Op.partial(...).expand(...)``), where keywords may be
     calls: list[ast.Call] = field(default_factory=list)
+    #: ``task.attr = value`` after construction (``submit.wait_for_completion = False``)
+    overrides: dict[str, ast.Assign] = field(default_factory=dict)
+
+    def setting(self, name: str) -> ast.AST | None:
+        """The value ``name`` ends up with: a later attribute assignment, else the keyword."""
+        if name in self.overrides:
+            return self.overrides[name].value
+        kw = self.keyword(name)
+        return kw.value if kw is not None else None
+
+    def setting_node(self, name: str) -> ast.AST | None:
+        """Where ``name`` is set: the assignment statement or the keyword."""
+        return self.overrides.get(name) or self.keyword(name)
 
     def keyword(self, name: str) -> ast.keyword | None:
         for call in self.calls:
@@ -84,12 +97,16 @@ class TaskGraph:
         return seen
 
 
-def task_graphs(index: ModuleIndex) -> Iterator[TaskGraph]:
-    scopes: list[ast.AST] = [index.tree]
-    scopes += [f for f in index.functions if f not in index.runtime_functions]
-    for scope in scopes:
-        graph = _ScopeReader(index).read(scope)
-        if len(graph.nodes) > 1:
+def task_graphs(index: ModuleIndex, min_tasks: int = 2) -> Iterator[TaskGraph]:
+    """The task graph of every DAG scope with at least ``min_tasks`` tasks, read once per file."""
+    graphs = index.__dict__.get("_task_graphs")
+    if graphs is None:
+        scopes: list[ast.AST] = [index.tree]
+        scopes += [f for f in index.functions if f not in index.runtime_functions]
+        graphs = [g for g in (_ScopeReader(index).read(scope) for scope in scopes) if g.nodes]
+        index.__dict__["_task_graphs"] = graphs
+    for graph in graphs:
+        if len(graph.nodes) >= min_tasks:
             yield graph
 
 
@@ -117,12 +134,22 @@ class _ScopeReader:
                         nodes = self._operand(item.context_expr)
                         if nodes:
                             self.bindings[item.optional_vars.id] = nodes
+        for statement in statements:
+            self._override(statement)
         for node in self.graph.nodes:
             self._data_edges(node)
         for statement in statements:
             for expr in _expressions(statement):
                 self._dependencies(expr)
         return self.graph
+
+    def _override(self, statement: ast.stmt) -> None:
+        if not isinstance(statement, ast.Assign):
+            return
+        for target in statement.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                for node in self.bindings.get(target.value.id, ()):
+                    node.overrides[target.attr] = statement
 
     # -- tasks ------------------------------------------------------------------------
 

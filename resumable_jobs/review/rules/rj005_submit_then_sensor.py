@@ -28,12 +28,13 @@ from collections.abc import Iterator
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
 from resumable_jobs.review.keys import words
-from resumable_jobs.review.operators import WaitModel, submit_operator
+from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
+from resumable_jobs.review.project import EMPTY_PROJECT
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
 
-__all__ = ["RULE"]
+__all__ = ["RULE", "operator_wait_model"]
 
 _SUBMIT_WORDS = frozenset({"submit", "start", "launch", "trigger", "kick"})
 
@@ -63,19 +64,47 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
         if set(words(node.function.name)) & _SUBMIT_WORDS and not _has_poll_loop(index, node.function):
             return _HAND_WRITTEN
         return None
-    model = submit_operator(node.operator)
+    model = operator_wait_model(index, node.operator)
     if model is None:
         return None
     if model.keyword is not None:
-        wait = node.keyword(model.keyword)
+        wait = node.setting(model.keyword)
         if wait is not None:
-            if not isinstance(wait.value, ast.Constant):
+            if not isinstance(wait, ast.Constant):
                 return None  # decided at run time: cannot tell
-            return None if wait.value.value == model.wait_value else model
-    deferrable = node.keyword("deferrable")
-    if deferrable is not None and isinstance(deferrable.value, ast.Constant) and deferrable.value.value is True:
+            return None if wait.value == model.wait_value else model
+    deferrable = node.setting("deferrable")
+    if isinstance(deferrable, ast.Constant) and deferrable.value is True:
         return None  # deferring implies waiting when the wait argument is left out
     return None if model.default else model
+
+
+def operator_wait_model(index: ModuleIndex, name: str | None, depth: int = 0) -> WaitModel | None:
+    """The wait model of an operator class, following in-house subclasses to a known base."""
+    model = submit_operator(name)
+    if model is not None or not name or depth > 5:
+        return model
+    for base in _bases(index, name):
+        model = operator_wait_model(index, base, depth + 1)
+        if model is not None:
+            return model
+    return None
+
+
+def _bases(index: ModuleIndex, name: str) -> list[str]:
+    cls = index.classes_by_name.get(name)
+    if cls is not None:
+        return [index.resolve(b) or "" for b in cls.bases]
+    facts = index.project.class_facts(index.path, name)
+    return list(facts.bases) if facts is not None else []
+
+
+def _is_sensor_class(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:
+    if is_sensor_name(name):
+        return True
+    if not name or depth > 5:
+        return False
+    return any(_is_sensor_class(index, base, depth + 1) for base in _bases(index, name))
 
 
 _HAND_WRITTEN = WaitModel(None, True, False)
@@ -85,19 +114,15 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if node.function is not None:
         decorator = index.task_decorator(node.function) or ""
         return decorator.endswith(".sensor") or _has_poll_loop(index, node.function)
-    name = node.operator or ""
-    if name.endswith("Sensor"):
-        return True
-    cls = index.classes_by_name.get(name)
-    return cls is not None and any((index.resolve(b) or "").endswith("Sensor") for b in cls.bases)
+    return _is_sensor_class(index, node.operator)
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
     """A cheap first look, so files without any sensor or poll task skip the graph."""
-    if any(name.endswith("Sensor") for name in index.called_names):
+    if any(is_sensor_name(name) for name in index.called_names):
         return True
-    if any(any((index.resolve(b) or "").endswith("Sensor") for b in c.bases) for c in index.classes):
-        return True
+    if index.classes or index.project is not EMPTY_PROJECT:
+        return True  # an in-house sensor class, here or in another module
     return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions
     )
@@ -121,13 +146,29 @@ def _encloses(outer: FunctionNode, inner: FunctionNode) -> bool:
 
 
 def _same_job(index: ModuleIndex, graph: TaskGraph, submit: TaskNode, sensor: TaskNode) -> bool:
-    if submit in graph.data_upstream.get(sensor, ()):
+    upstream = graph.data_upstream.get(sensor, set())
+    if submit in upstream:
+        return True
+    # through a TaskFlow step that picks the id out (``step_id=first(add_steps.output)``)
+    if any(u.function is not None and submit in graph.data_upstream.get(u, ()) for u in upstream):
+        return True
+    if _same_job_name(submit, sensor):
         return True
     if submit.task_id is None:
         return False
     if _templates_pull(sensor, submit.task_id):
         return True
     return any(_callable_pulls(index, func, submit.task_id) for func in _callables(index, sensor))
+
+
+def _same_job_name(submit: TaskNode, sensor: TaskNode) -> bool:
+    """Both name the job the same way (SageMaker, Glue): ``job_name=`` with the same value."""
+    mine, theirs = submit.setting("job_name"), sensor.setting("job_name")
+    if mine is None or theirs is None:
+        return False
+    if isinstance(mine, ast.Constant) and not isinstance(mine.value, str):
+        return False
+    return ast.dump(mine) == ast.dump(theirs)
 
 
 def _templates_pull(sensor: TaskNode, task_id: str) -> bool:
@@ -223,7 +264,7 @@ def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], ski
             f'    run = MyJobOperator(task_id="{submit.label}", {wait}, deferrable=True)',
         ]
         return "\n".join(lines)
-    before = f"{model.describe_no_wait()}, " if model.keyword else ""
+    before = f"{model.keyword}={not model.wait_value}, " if model.keyword else ""
     lines += [
         "Before:",
         f'    {submit.label} = {submit_class}(task_id="{submit.label}", {before}...)',

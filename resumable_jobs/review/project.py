@@ -217,6 +217,7 @@ def _imports_of(path: str) -> list[tuple[int, str]]:
 
 def summarise_index(index) -> ModuleSummary:
     """The summary of a parsed module (a :class:`ModuleIndex`)."""
+    from resumable_jobs.review.index import dotted_name
     from resumable_jobs.review.variables import variable_records_of
 
     summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases))
@@ -226,9 +227,9 @@ def summarise_index(index) -> ModuleSummary:
             calls = []
             for reached_func in reached:
                 for site in index.calls_by_function.get(reached_func, ()):
-                    name = index.resolve(site.node.func)
-                    if name and name.split(".")[0] in index.aliases:
-                        calls.append(name)
+                    local = dotted_name(site.node.func)
+                    if local and local.split(".")[0] in index.aliases:
+                        calls.append(index.resolve(site.node.func))
             summary.functions[func.name] = FunctionFacts(
                 os.path.abspath(index.path), func.name, tuple(variable_records_of(index, reached)), tuple(calls)
             )

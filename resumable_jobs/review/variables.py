@@ -27,7 +27,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, keyword
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword
 from resumable_jobs.review.keys import KeyKind, classify
 
 __all__ = [
@@ -196,9 +196,10 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
     for site in index.calls_in_runtime():
+        local = dotted_name(site.node.func)
+        if not local or local.split(".")[0] not in index.aliases:
+            continue  # not a name imported from another module
         name = index.resolve(site.node.func)
-        if not name or name.split(".")[0] not in index.aliases:
-            continue
         todo = [(index.path, name)]
         while todo:
             importer, qualified = todo.pop()

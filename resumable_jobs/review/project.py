@@ -66,6 +66,9 @@ class ModuleSummary:
 class ProjectView:
     """What a rule may ask about names imported from other modules. The empty view knows nothing."""
 
+    #: whether any indexed module defines a class (an in-house operator may come from there)
+    has_classes = False
+
     def function(self, importer: str, qualified: str) -> FunctionFacts | None:
         return None
 
@@ -112,6 +115,7 @@ class ProjectIndex(ProjectView):
                 summary = summarise(target)
                 if summary is not None:
                     index.modules[target] = summary
+                    index.has_classes = index.has_classes or bool(summary.classes)
                     frontier.append((target, depth + 1))
         return index
 
@@ -119,7 +123,7 @@ class ProjectIndex(ProjectView):
 
     def resolve_module(self, importer: str, module: str, level: int = 0) -> str | None:
         """The file a module name refers to from ``importer``, or None."""
-        key = (importer, module, level)
+        key = (os.path.dirname(importer), module, level)  # files of one folder resolve alike
         if key in self._resolved:
             return self._resolved[key]
         parts = [p for p in module.split(".") if p]

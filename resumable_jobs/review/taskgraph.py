@@ -102,7 +102,7 @@ def task_graphs(index: ModuleIndex, min_tasks: int = 2) -> Iterator[TaskGraph]:
     graphs = index.__dict__.get("_task_graphs")
     if graphs is None:
         scopes: list[ast.AST] = [index.tree]
-        scopes += [f for f in index.functions if f not in index.runtime_functions]
+        scopes += [f for f in index.functions if f not in index.runtime_functions and f not in index.owner_class]
         graphs = [g for g in (_ScopeReader(index).read(scope) for scope in scopes) if g.nodes]
         index.__dict__["_task_graphs"] = graphs
     for graph in graphs:

@@ -43,10 +43,15 @@ class VariableUsage:
         self.records = sorted(set(records), key=lambda r: (r.path, r.line, r.column, r.op))
         self.writers: dict[str, set[str]] = defaultdict(set)
         self.readers: dict[str, set[str]] = defaultdict(set)
+        #: the same, per (file, key)
+        self._file_writers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._file_readers: dict[tuple[str, str], set[str]] = defaultdict(set)
         for record in self.records:
             if record.key:
-                table = self.writers if record.op == "set" else self.readers
-                table[record.key].add(record.function)
+                write = record.op == "set"
+                (self.writers if write else self.readers)[record.key].add(record.function)
+                table = self._file_writers if write else self._file_readers
+                table[(_file_of(record.function), record.key)].add(record.function)
 
     def written(self, key: str | None) -> bool:
         return bool(key) and key in self.writers
@@ -62,7 +67,10 @@ class VariableUsage:
         key = record.key
         if not key or "{}" in key:
             return False
-        same_file = lambda fid: fid.rsplit(":", 2)[0] == record.function.rsplit(":", 2)[0]  # noqa: E731
-        writers = {f for f in self.writers.get(key, ()) if same_file(f)}
-        readers = {f for f in self.readers.get(key, ()) if same_file(f)}
+        where = (_file_of(record.function), key)
+        writers, readers = self._file_writers.get(where, ()), self._file_readers.get(where, ())
         return any(w != r for w in writers for r in readers)
+
+
+def _file_of(function_id: str) -> str:
+    return function_id.rsplit(":", 2)[0]

@@ -29,7 +29,6 @@ from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
-from resumable_jobs.review.project import EMPTY_PROJECT
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -121,8 +120,10 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
     """A cheap first look, so files without any sensor or poll task skip the graph."""
     if any(is_sensor_name(name) for name in index.called_names):
         return True
-    if index.classes or index.project is not EMPTY_PROJECT:
-        return True  # an in-house sensor class, here or in another module
+    if any(_is_sensor_class(index, cls.name) for cls in index.classes):
+        return True  # an in-house sensor class of this file
+    if index.project.has_classes and index.aliases:
+        return True  # perhaps one imported from another module of the tree
     return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions
     )

@@ -38,6 +38,41 @@ TASK_DECORATORS = (
 #: Nodes that never contain anything a rule looks at; the walk does not enter them.
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
 
+def _concrete(*bases: type) -> frozenset[type]:
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        kind = todo.pop()
+        found.add(kind)
+        todo.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
+#: Exact types skipped by the walk (it compares ``node.__class__``, which is faster than isinstance).
+_LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, complex}
+#: Exact types that :meth:`ModuleIndex._visit` records something for.
+_RECORDED_TYPES = frozenset(
+    {
+        ast.Call,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.While,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.NamedExpr,
+        ast.AugAssign,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.BinOp,
+    }
+)
+
 #: Operator and sensor methods that run on a worker when the task runs.
 RUNTIME_METHODS = frozenset({"execute", "poke"})
 
@@ -101,6 +136,8 @@ class ModuleIndex:
         self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
         self.calls: list[CallSite] = []
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: ``a >> b`` and ``a << b`` expressions (task dependencies, usually)
+        self.shifts: list[tuple[ast.BinOp, tuple[FunctionNode, ...]]] = []
         #: ``name.attr = value`` statements outside functions: flags set after construction
         self.attribute_sets: list[tuple[str, str, ast.AST, ast.stmt, tuple[FunctionNode, ...]]] = []
         #: ``self.attr = value`` statements inside methods (``external_id_key`` and friends)
@@ -128,24 +165,41 @@ class ModuleIndex:
 
     def _walk(self, root: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> None:
         # An explicit work list instead of recursion over ast.iter_child_nodes: this loop is
-        # most of the reviewer's run time, and leaf nodes (names, constants, contexts) are
-        # skipped without being visited.
+        # most of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped
+        # by their exact type, and only the node types a rule needs go through _visit.
         work: list[tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]] = [(root, stack, cls)]
         pop = work.pop
         visit = self._visit
+        leaves = _LEAF_TYPES
+        recorded = _RECORDED_TYPES
+        node_type = ast.AST
         while work:
             node, stack, cls = pop()
             children = []
+            add = children.append
             for name in node._fields:
                 value = getattr(node, name, None)
-                if isinstance(value, list):
+                if value.__class__ is list:
                     for item in value:
-                        if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
-                            children.append(visit(item, stack, cls))
-                elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-                    children.append(visit(value, stack, cls))
+                        kind = item.__class__
+                        if kind in leaves:
+                            continue
+                        if kind in recorded:
+                            add(visit(item, stack, cls))
+                        elif isinstance(item, node_type):
+                            add((item, stack, None))
+                else:
+                    kind = value.__class__
+                    if kind in leaves:
+                        continue
+                    if kind in recorded:
+                        add(visit(value, stack, cls))
+                    elif isinstance(value, node_type):
+                        add((value, stack, None))
             # Records are made in source order; children are walked depth first, in order.
-            work.extend(reversed(children))
+            if children:
+                children.reverse()
+                work.extend(children)
 
     def _visit(
         self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None
@@ -174,10 +228,13 @@ class ModuleIndex:
                     head = alias.name.split(".")[0]
                     self.aliases[head] = head
         elif isinstance(child, ast.ImportFrom):
-            if child.module and not child.level:
+            # relative imports keep their dots (".helpers.save"): the project index resolves them
+            module = "." * child.level + (child.module or "")
+            if module:
+                prefix = module if module.endswith(".") else module + "."
                 for alias in child.names:
                     if alias.name != "*":
-                        self.aliases[alias.asname or alias.name] = f"{child.module}.{alias.name}"
+                        self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
         elif isinstance(child, ast.Assign):
             self._record_constant(child, stack)
             for target in child.targets:
@@ -195,6 +252,9 @@ class ModuleIndex:
             self._record_binding(stack[-1], child.target, None)
         elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
             self._record_binding(stack[-1], child.optional_vars, None)
+        elif isinstance(child, ast.BinOp):
+            if isinstance(child.op, (ast.RShift, ast.LShift)):
+                self.shifts.append((child, stack))
         return child, stack, None
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:

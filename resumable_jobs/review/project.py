@@ -68,6 +68,8 @@ class ProjectView:
 
     #: whether any indexed module defines a class (an in-house operator may come from there)
     has_classes = False
+    #: whether any module was indexed at all
+    has_modules = False
 
     def function(self, importer: str, qualified: str) -> FunctionFacts | None:
         return None
@@ -115,6 +117,7 @@ class ProjectIndex(ProjectView):
                 summary = summarise(target)
                 if summary is not None:
                     index.modules[target] = summary
+                    index.has_modules = True
                     index.has_classes = index.has_classes or bool(summary.classes)
                     frontier.append((target, depth + 1))
         return index
@@ -167,9 +170,10 @@ class ProjectIndex(ProjectView):
 
     def _split(self, importer: str, qualified: str) -> tuple[ModuleSummary, str] | None:
         """The indexed module a dotted name lives in, and the name inside it."""
-        parts = qualified.split(".")
-        for cut in range(len(parts) - 1, 0, -1):
-            path = self.resolve_module(importer, ".".join(parts[:cut]))
+        level = len(qualified) - len(qualified.lstrip("."))
+        parts = qualified[level:].split(".")
+        for cut in range(len(parts) - 1, 0 if not level else -1, -1):
+            path = self.resolve_module(importer, ".".join(parts[:cut]), level)
             if path is not None and path in self.modules:
                 return self.modules[path], ".".join(parts[cut:])
         return None

@@ -183,6 +183,9 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     cached = index.__dict__.get("_variable_records")
     if cached is not None:
         return cached
+    if "Variable" not in index.source_text and "var." not in index.source_text and not index.project.has_modules:
+        index.__dict__["_variable_records"] = []
+        return []
     records = [_record(index, a.node, a.op, a.site.stack, a.function) for a in runtime_variable_accesses(index)]
     records += _helper_records(index)
     records += _jinja_records(index)

@@ -124,6 +124,8 @@ class ModuleIndex:
     def __init__(self, tree: ast.Module, source: str, path: str, project: ProjectView | None = None) -> None:
         self.tree = tree
         self.path = path
+        #: facts about the other modules of the reviewed tree (see :mod:`.project`)
+        self.project = project if project is not None else EMPTY_PROJECT
         self.source_text = source
         self._lines = source.splitlines()
         #: local name -> fully qualified name, from every import in the file
@@ -158,8 +160,6 @@ class ModuleIndex:
             if site.stack:
                 self.calls_by_function.setdefault(site.stack[-1], []).append(site)
         self.runtime_functions = self._find_runtime_functions()
-        #: facts about the other modules of the reviewed tree (see :mod:`.project`)
-        self.project = project if project is not None else EMPTY_PROJECT
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -378,7 +378,11 @@ class ModuleIndex:
                 local = self._local_constants.get(func, {})
                 if node.id in local:
                     return local[node.id]
-            return self.constants.get(node.id)
+            if node.id in self.constants:
+                return self.constants[node.id]
+            return self._imported_constant(node)
+        if isinstance(node, ast.Attribute):
+            return self._imported_constant(node)
         if isinstance(node, ast.JoinedStr):
             parts = []
             for value in node.values:
@@ -402,6 +406,13 @@ class ModuleIndex:
         ):
             return node.func.value.value
         return None
+
+    def _imported_constant(self, node: ast.AST) -> str | None:
+        """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""
+        name = dotted_name(node)
+        if name is None or name.split(".")[0] not in self.aliases:
+            return None
+        return self.project.constant(self.path, self.resolve(node) or name)
 
     def display_key(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str:
         """A key as source in a message: ``"etl_cursor"`` when known, else ``f"{t}_cursor"``."""

@@ -347,3 +347,90 @@ def test_offset_advanced_across_runs_is_a_watermark_not_run_state():
             Variable.set("replay_offset", 0)
     """
     assert found(source, "RJ001", "RJ004") == [(7, "RJ004"), (8, "RJ004"), (12, "RJ001")]
+
+
+# -- RJ003: reconnect logic without Variables ------------------------------------------------
+
+
+def test_reconnect_by_listing_pods_by_label_then_parent_execute():
+    source = """
+        from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
+
+        class ReattachingPodOperator(KubernetesPodOperator):
+            def execute(self, context):
+                pods = self.client.list_namespaced_pod(self.namespace, label_selector="run=1")
+                if pods.items:
+                    return self.await_pod(pods.items[0])
+                return super().execute(context)
+    """
+    (finding,) = review_source(textwrap.dedent(source), "dag.py", [RULES_BY_CODE["RJ003"]])
+    assert (finding.line, finding.code) == (7, "RJ003")
+    assert "list_namespaced_pod() looks for a previous try's job" in finding.message
+
+
+def test_listing_without_a_filter_or_without_a_submit_is_a_near_miss():
+    source = """
+        from airflow.sdk import BaseOperator
+
+        class Cleanup(BaseOperator):
+            def execute(self, context):
+                jobs = self.client.list_jobs()
+                if jobs:
+                    return start_cleanup(jobs)
+
+        class Report(BaseOperator):
+            def execute(self, context):
+                jobs = self.client.list_jobs(filters=[{"name": "JOB_NAME", "values": ["x"]}])
+                if not jobs:
+                    raise ValueError("nothing ran")
+                return len(jobs)
+    """
+    assert found(source, "RJ003") == []
+
+
+def test_reconnect_through_own_xcom_without_a_push_of_that_key():
+    source = """
+        from airflow.sdk import task
+
+        @task(retries=2)
+        def submit(ti=None):
+            previous = ti.xcom_pull(task_ids=None, key="batch_job")
+            if previous:
+                return previous
+            return start_job()
+
+        @task
+        def downstream(ti=None):
+            data = ti.xcom_pull(task_ids="upstream")
+            if data:
+                return start_job()
+    """
+    assert found(source, "RJ003") == [(7, "RJ003")]
+
+
+# -- RJ002: XCom keys imported from another module -------------------------------------------
+
+
+def test_xcom_key_constant_imported_from_another_module(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/common/__init__.py": "",
+            "dags/common/keys.py": 'SPARK_JOB_ID = "spark_job_id"\nREPORT_PATH = "report_path"\n',
+            "dags/spark.py": """
+                from airflow.sdk import task
+                from common import keys
+                from common.keys import REPORT_PATH
+
+                @task(retries=2)
+                def submit(ti=None):
+                    job = ti.xcom_pull(key=keys.SPARK_JOB_ID)
+                    if not job:
+                        ti.xcom_push(key=keys.SPARK_JOB_ID, value=start_job())
+                    path = ti.xcom_pull(key=REPORT_PATH)
+                    ti.xcom_push(key=REPORT_PATH, value=path or "/tmp/r")
+            """,
+        },
+    )
+    result = review_files(paths)
+    assert [(os.path.basename(f.path), f.line, f.code) for f in result.findings] == [("spark.py", 10, "RJ002")]

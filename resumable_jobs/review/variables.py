@@ -23,6 +23,7 @@ run; they are a different problem (parse-time cost) and are not collected.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -138,6 +139,9 @@ class VariableRecord:
     noqa: str | None = None
     #: when reported at a call of a helper outside the reviewed tree: "helper (file:line)"
     via: str | None = None
+    #: the key is a name the caller provides (a parameter, or taken from one): see
+    #: :func:`keys_from_callers`
+    key_from_caller: bool = False
 
     def silenced(self, code: str) -> bool:
         return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
@@ -153,6 +157,8 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
     key_node = argument(call, 0, "key")
     key = index.string_value(key_node, stack)
     line, column = index.position(call)
+    if key is None and isinstance(key_node, ast.Name):
+        extra.setdefault("key_from_caller", True)
     return VariableRecord(
         index.path,
         line,
@@ -187,10 +193,69 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
         index.__dict__["_variable_records"] = []
         return []
     records = [_record(index, a.node, a.op, a.site.stack, a.function) for a in runtime_variable_accesses(index)]
+    records = _with_caller_keys(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)
     index.__dict__["_variable_records"] = records
     return records
+
+
+def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Records whose key a caller of this file provides get the keys the callers pass."""
+    if not any(r.key_from_caller for r in records):
+        return records
+    by_name: dict[str, list[ast.Call]] = {}
+    for site in index.calls:
+        kw = keyword(site.node, "python_callable")
+        if kw is not None and isinstance(kw.value, ast.Name):
+            by_name.setdefault(kw.value.id, []).append(site.node)
+        elif isinstance(site.node.func, ast.Name):
+            by_name.setdefault(site.node.func.id, []).append(site.node)
+    result = []
+    for record in records:
+        if not record.key_from_caller:
+            result.append(record)
+            continue
+        name = record.function.rsplit(":", 1)[-1]
+        result.extend(keys_from_callers(record, by_name.get(name, ())))
+    return result
+
+
+def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
+    """A record for each key a call hands to the function: a state-like string it passes.
+
+    ``PythonOperator(python_callable=update_variables, op_kwargs={"UPDATE": {"HARVEST_FROM_DATE":
+    ...}})`` with ``Variable.set(key, value)`` inside ``update_variables`` writes
+    ``HARVEST_FROM_DATE``. Only strings whose words name run state count, so a path or a table
+    name handed to the same call never becomes a key.
+    """
+    found: dict[str, VariableRecord] = {}
+    for call in calls:
+        for node in _passed_values(call):
+            for text in _strings(node):
+                kind = classify(text)
+                if kind is not None and text not in found:
+                    found[text] = VariableRecord(
+                        record.path, record.line, record.column, record.op, text, kind, json.dumps(text),
+                        record.function, record.origin, record.noqa, record.via,
+                    )
+    return list(found.values())
+
+
+def _passed_values(call: ast.Call):
+    for kw in call.keywords:
+        if kw.arg not in _NOT_PASSED:
+            yield kw.value
+    yield from call.args
+
+
+_NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "retries", "doc_md", "pool", "queue"})
+
+
+def _strings(node: ast.AST):
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            yield sub.value
 
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
@@ -198,12 +263,8 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
-    for site in index.calls_in_runtime():
-        local = dotted_name(site.node.func)
-        if not local or local.split(".")[0] not in index.aliases:
-            continue  # not a name imported from another module
-        name = index.resolve(site.node.func)
-        todo = [(index.path, name)]
+    for site, target in _imported_runtime_calls(index):
+        todo = [(index.path, index.resolve(target) or "")]
         while todo:
             importer, qualified = todo.pop()
             if (importer, qualified) in seen or len(seen) > 200:
@@ -212,7 +273,7 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
             facts = project.function(importer, qualified)
             if facts is None:
                 continue
-            for record in facts.variable_accesses:
+            for record in _caller_keyed(facts.variable_accesses, site.node):
                 if project.is_reviewed(record.path):
                     found.append(record)
                 else:  # the helper is outside the reviewed tree: report at the call
@@ -226,6 +287,28 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                     )
             todo.extend((facts.path, callee) for callee in facts.calls)
     return found
+
+
+def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:
+    result = []
+    for record in records:
+        result.extend(keys_from_callers(record, [call]) if record.key_from_caller else [record])
+    return result
+
+
+def _imported_runtime_calls(index: ModuleIndex):
+    """(call, callee) for imported functions that run in a task: called from a task body, or
+    handed to an operator as ``python_callable=`` (``PythonOperator(python_callable=helpers.load)``)."""
+    for site in index.calls_in_runtime():
+        local = dotted_name(site.node.func)
+        if local and local.split(".")[0] in index.aliases:
+            yield site, site.node.func
+    for site in index.calls:
+        kw = keyword(site.node, "python_callable")
+        if kw is not None:
+            local = dotted_name(kw.value)
+            if local and local.split(".")[0] in index.aliases:
+                yield site, kw.value
 
 
 def _noqa_at(index: ModuleIndex, line: int) -> str | None:

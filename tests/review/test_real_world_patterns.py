@@ -434,3 +434,51 @@ def test_xcom_key_constant_imported_from_another_module(tmp_path):
     )
     result = review_files(paths)
     assert [(os.path.basename(f.path), f.line, f.code) for f in result.findings] == [("spark.py", 10, "RJ002")]
+
+
+# -- keys handed to a helper by its caller ------------------------------------------------------
+
+
+def test_key_named_by_the_caller_through_op_kwargs(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/common/variables.py": """
+                from airflow.models import Variable
+
+                def update_variables(**kwargs):
+                    for key, value in kwargs.get("UPDATE").items():
+                        Variable.set(key, value)
+            """,
+            "dags/harvest.py": """
+                from airflow.providers.standard.operators.python import PythonOperator
+                from airflow.sdk import DAG
+                from common.variables import update_variables
+
+                with DAG("harvest"):
+                    PythonOperator(
+                        task_id="update_dates",
+                        python_callable=update_variables,
+                        op_kwargs={"UPDATE": {"LAST_HARVEST_DATE": "{{ ts }}", "OUTPUT_PATH": "/data/out"}},
+                    )
+            """,
+        },
+    )
+    (finding,) = review_files(paths).findings
+    assert (os.path.relpath(finding.path, tmp_path), finding.line, finding.code) == ("dags/common/variables.py", 6, "RJ004")
+    assert 'Variable.set("LAST_HARVEST_DATE")' in finding.message
+
+
+def test_key_named_by_the_caller_that_names_configuration_is_a_near_miss():
+    source = """
+        from airflow.models import Variable
+        from airflow.providers.standard.operators.python import PythonOperator
+        from airflow.sdk import DAG
+
+        def publish(name, value):
+            Variable.set(name, value)
+
+        with DAG("d"):
+            PythonOperator(task_id="publish", python_callable=publish, op_args=["model_version", "/models/v3"])
+    """
+    assert found(source, "RJ001", "RJ004") == []

@@ -162,14 +162,21 @@ def _same_job(index: ModuleIndex, graph: TaskGraph, submit: TaskNode, sensor: Ta
     return any(_callable_pulls(index, func, submit.task_id) for func in _callables(index, sensor))
 
 
+#: arguments that name one job on both sides, submit and sensor (SageMaker, Glue, Dataproc)
+_JOB_NAMES = ("job_name", "batch_id")
+
+
 def _same_job_name(submit: TaskNode, sensor: TaskNode) -> bool:
-    """Both name the job the same way (SageMaker, Glue): ``job_name=`` with the same value."""
-    mine, theirs = submit.setting("job_name"), sensor.setting("job_name")
-    if mine is None or theirs is None:
-        return False
-    if isinstance(mine, ast.Constant) and not isinstance(mine.value, str):
-        return False
-    return ast.dump(mine) == ast.dump(theirs)
+    """Both name the job the same way: ``job_name=``/``batch_id=`` with the same expression."""
+    for name in _JOB_NAMES:
+        mine, theirs = submit.setting(name), sensor.setting(name)
+        if mine is None or theirs is None:
+            continue
+        if isinstance(mine, ast.Constant) and not isinstance(mine.value, str):
+            continue
+        if ast.dump(mine) == ast.dump(theirs):
+            return True
+    return False
 
 
 def _templates_pull(sensor: TaskNode, task_id: str) -> bool:

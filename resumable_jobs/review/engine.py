@@ -43,9 +43,7 @@ def review_source(source: str, path: str = "<string>", rules: Sequence[Rule] = A
     return sorted(set(findings) | set(_project_findings(facts, rules)))
 
 
-def analyse_source(
-    source: str, path: str, rules: Sequence[Rule], project: ProjectView = EMPTY_PROJECT
-) -> Analysis:
+def analyse_source(source: str, path: str, rules: Sequence[Rule], project: ProjectView = EMPTY_PROJECT) -> Analysis:
     """The file's own findings and the facts it reports for the tree-wide rules."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences in DAG files are not our concern
@@ -157,6 +155,11 @@ _WORKER_PROJECT: ProjectView = EMPTY_PROJECT
 
 
 def _analyse_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int, project: ProjectView) -> list:
+    """Spread the files over ``jobs`` processes, this one included.
+
+    This process reviews its own share while ``jobs - 1`` forked workers review theirs, so no
+    process sits idle waiting, and each worker gets one chunk (one round trip).
+    """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -165,16 +168,18 @@ def _analyse_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int, pr
     forking = "fork" in multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if forking else None)
     _WORKER_PROJECT = project
-    # Few, large chunks: each costs a round trip between processes.
-    chunks = [paths[i::jobs * 2] for i in range(jobs * 2)]
-    with ProcessPoolExecutor(
-        max_workers=jobs,
-        mp_context=context,
-        initializer=None if forking else _set_worker_project,
-        initargs=() if forking else (project,),
-    ) as pool:
-        parts = list(pool.map(_analyse_chunk, chunks, [codes] * len(chunks)))
-    _WORKER_PROJECT = EMPTY_PROJECT
+    chunks = [paths[i::jobs] for i in range(jobs)]
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs - 1,
+            mp_context=context,
+            initializer=None if forking else _set_worker_project,
+            initargs=() if forking else (project,),
+        ) as pool:
+            futures = [pool.submit(_analyse_chunk, chunk, codes) for chunk in chunks[1:]]
+            parts = [_analyse_chunk(chunks[0], codes), *(future.result() for future in futures)]
+    finally:
+        _WORKER_PROJECT = EMPTY_PROJECT
     return [outcome for part in parts for outcome in part]
 
 
@@ -194,7 +199,7 @@ def _analyse_chunk(paths: list[str], codes: list[str]) -> list:
 def _decode(raw: bytes) -> str:
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     text = raw.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    return text.removeprefix("\ufeff")
 
 
 def _without_noqa(findings: Iterable[Finding], source: str) -> list[Finding]:

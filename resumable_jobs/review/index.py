@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
@@ -37,6 +36,7 @@ TASK_DECORATORS = (
 
 #: Nodes that never contain anything a rule looks at; the walk does not enter them.
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
+
 
 def _concrete(*bases: type) -> frozenset[type]:
     found: set[type] = set()
@@ -252,9 +252,8 @@ class ModuleIndex:
             self._record_binding(stack[-1], child.target, None)
         elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
             self._record_binding(stack[-1], child.optional_vars, None)
-        elif isinstance(child, ast.BinOp):
-            if isinstance(child.op, (ast.RShift, ast.LShift)):
-                self.shifts.append((child, stack))
+        elif isinstance(child, ast.BinOp) and isinstance(child.op, (ast.RShift, ast.LShift)):
+            self.shifts.append((child, stack))
         return child, stack, None
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
@@ -327,7 +326,9 @@ class ModuleIndex:
             elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
                 cls = self.owner_class.get(func)
                 if cls is not None:
-                    found.extend(f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls)
+                    found.extend(
+                        f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls
+                    )
         return found
 
     def task_decorator(self, func: FunctionNode) -> str | None:
@@ -441,7 +442,11 @@ class ModuleIndex:
             self.__dict__["_called_names"] = names
         return names
 
-    def calls_in_runtime(self) -> Iterator[CallSite]:
-        for site in self.calls:
-            if site.stack and self.in_runtime(site.stack):
-                yield site
+    def calls_in_runtime(self) -> list[CallSite]:
+        """The calls that run inside a task, in source order (computed once)."""
+        found = self.__dict__.get("_runtime_calls")
+        if found is None:
+            runtime = self.runtime_functions
+            found = [site for site in self.calls if site.stack and not runtime.isdisjoint(site.stack)]
+            self.__dict__["_runtime_calls"] = found
+        return found

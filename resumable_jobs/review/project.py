@@ -28,7 +28,9 @@ from dataclasses import dataclass, field
 
 __all__ = ["EMPTY_PROJECT", "ClassFacts", "FunctionFacts", "ModuleSummary", "ProjectIndex", "ProjectView"]
 
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.M)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.MULTILINE
+)
 #: How many import levels are followed from a reviewed file into its helpers.
 _MAX_DEPTH = 3
 

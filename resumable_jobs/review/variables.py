@@ -35,11 +35,11 @@ __all__ = [
     "VARIABLE_CLASSES",
     "VariableAccess",
     "VariableRecord",
-    "runtime_variable_records",
-    "variable_records_of",
     "argument",
     "is_variable_call",
     "runtime_variable_accesses",
+    "runtime_variable_records",
+    "variable_records_of",
     "written_keys",
 ]
 
@@ -135,7 +135,7 @@ class VariableRecord:
     function: str
     #: "code" for a call, "jinja" for a template read
     origin: str = "code"
-    #: codes silenced by a ``# noqa`` on its line: None for none, "*" for all
+    #: codes silenced by a noqa comment on its line: None for none, "*" for all
     noqa: str | None = None
     #: when reported at a call of a helper outside the reviewed tree: "helper (file:line)"
     via: str | None = None
@@ -236,8 +236,17 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
                 kind = classify(text)
                 if kind is not None and text not in found:
                     found[text] = VariableRecord(
-                        record.path, record.line, record.column, record.op, text, kind, json.dumps(text),
-                        record.function, record.origin, record.noqa, record.via,
+                        record.path,
+                        record.line,
+                        record.column,
+                        record.op,
+                        text,
+                        kind,
+                        json.dumps(text),
+                        record.function,
+                        record.origin,
+                        record.noqa,
+                        record.via,
                     )
     return list(found.values())
 
@@ -281,8 +290,16 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                     where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"
                     found.append(
                         VariableRecord(
-                            index.path, line, column, record.op, record.key, record.kind, record.shown_key,
-                            record.function, noqa=_noqa_at(index, line), via=where,
+                            index.path,
+                            line,
+                            column,
+                            record.op,
+                            record.key,
+                            record.kind,
+                            record.shown_key,
+                            record.function,
+                            noqa=_noqa_at(index, line),
+                            via=where,
                         )
                     )
             todo.extend((facts.path, callee) for callee in facts.calls)
@@ -333,9 +350,16 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                         line, column = index.position(node)
                         found.append(
                             VariableRecord(
-                                index.path, line, column, "get", key, classify(key), f'"{key}"',
+                                index.path,
+                                line,
+                                column,
+                                "get",
+                                key,
+                                classify(key),
+                                f'"{key}"',
                                 f"{os.path.abspath(index.path)}:{site.node.lineno}:<template>",
-                                origin="jinja", noqa=_noqa_at(index, line),
+                                origin="jinja",
+                                noqa=_noqa_at(index, line),
                             )
                         )
     return found

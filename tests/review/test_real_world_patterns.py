@@ -465,7 +465,11 @@ def test_key_named_by_the_caller_through_op_kwargs(tmp_path):
         },
     )
     (finding,) = review_files(paths).findings
-    assert (os.path.relpath(finding.path, tmp_path), finding.line, finding.code) == ("dags/common/variables.py", 6, "RJ004")
+    assert (os.path.relpath(finding.path, tmp_path), finding.line, finding.code) == (
+        "dags/common/variables.py",
+        6,
+        "RJ004",
+    )
     assert 'Variable.set("LAST_HARVEST_DATE")' in finding.message
 
 

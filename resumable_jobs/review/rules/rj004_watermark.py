@@ -39,7 +39,9 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         verb = "stores" if record.op == "set" else "reads"
         call = (
-            f"{{{{ var.value.{record.key} }}}}" if record.origin == "jinja" else f"Variable.{record.op}({record.shown_key})"
+            f"{{{{ var.value.{record.key} }}}}"
+            if record.origin == "jinja"
+            else f"Variable.{record.op}({record.shown_key})"
         )
         via = f" in {record.via}" if record.via else ""
         yield record_finding(

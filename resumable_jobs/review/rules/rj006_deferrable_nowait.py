@@ -58,7 +58,11 @@ def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
                 continue
             for name in WAIT_KEYWORDS:
                 wait = node.setting(name)
-                if isinstance(wait, ast.Constant) and wait.value is False and (name in node.overrides or "deferrable" in node.overrides):
+                if (
+                    isinstance(wait, ast.Constant)
+                    and wait.value is False
+                    and (name in node.overrides or "deferrable" in node.overrides)
+                ):
                     yield _finding(index, node.setting_node(name), name)
 
 
@@ -78,19 +82,25 @@ def _default_args_defer(index: ModuleIndex) -> bool:
         if isinstance(value, ast.Name):
             value = _module_dict(index, value.id)
         if isinstance(value, ast.Dict):
-            for key, item in zip(value.keys, value.values):
-                if isinstance(key, ast.Constant) and key.value == "deferrable":
-                    if isinstance(item, ast.Constant) and item.value is True:
-                        return True
+            for key, item in zip(value.keys, value.values, strict=True):
+                if _is_constant(key, "deferrable") and _is_constant(item, True):
+                    return True
     return False
 
 
 def _module_dict(index: ModuleIndex, name: str) -> ast.Dict | None:
     for statement in index.tree.body:
-        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Dict):
-            if any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
-                return statement.value
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Dict)
+            and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+        ):
+            return statement.value
     return None
+
+
+def _is_constant(node: ast.AST | None, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value and type(node.value) is type(value)
 
 
 def _finding(index: ModuleIndex, node: ast.AST, name: str) -> Finding:

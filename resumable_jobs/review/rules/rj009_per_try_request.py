@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex, keyword
+from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 
@@ -38,7 +38,7 @@ _UPSTREAM_DURABLE = frozenset({"DatabricksSubmitRunOperator", "DatabricksRunNowO
 _SCHEDULING = frozenset(
     {"task_id", "retries", "retry_delay", "trigger_rule", "pool", "queue", "doc_md", "execution_timeout", "dag"}
 )
-_JINJA = re.compile(r"\{\{(.*?)\}\}", re.S)
+_JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _PER_TRY = re.compile(r"try_number|\b(?:ti|task_instance)\.start_date|\bnow\(\)|utcnow\(\)|\buuid|\brandom\b")
 _PER_PARSE_CALLS = frozenset(
     {

@@ -2,8 +2,9 @@
 
 ``add_arguments`` and ``run`` are the interface ``resumable_jobs.cli`` calls; ``run`` returns
 the exit code: 0 when nothing was found, 1 when there are findings or files that could not be
-reviewed, 2 for a usage error (a path that does not exist, an unknown code in
-``--select``/``--ignore``).
+reviewed, 2 for a usage error (a path on the command line that does not exist, is a broken
+link or a link loop; an unknown code in ``--select``/``--ignore``). Links and loops met inside
+a folder are reported as file errors, and the rest of the folder is reviewed.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ a submit with no sensor on its job.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
@@ -45,11 +46,12 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         sensors = [node for node in graph.nodes if _is_sensor(index, node)]
         if not sensors:
             continue
+        links = _SensorLinks(index, graph, sensors)
         for node in graph.nodes:
             model = _submits_without_waiting(index, node)
             if model is None:
                 continue
-            linked = [s for s in sensors if s is not node and _same_job(index, graph, node, s)]
+            linked = links.of(node)
             if linked:
                 yield _finding(index, graph, node, model, linked)
 
@@ -146,48 +148,78 @@ def _encloses(outer: FunctionNode, inner: FunctionNode) -> bool:
 # -- "on the same job" --------------------------------------------------------------------------
 
 
-def _same_job(index: ModuleIndex, graph: TaskGraph, submit: TaskNode, sensor: TaskNode) -> bool:
-    upstream = graph.data_upstream.get(sensor, set())
-    if submit in upstream:
-        return True
-    # through a TaskFlow step that picks the id out (``step_id=first(add_steps.output)``)
-    if any(u.function is not None and submit in graph.data_upstream.get(u, ()) for u in upstream):
-        return True
-    if _same_job_name(submit, sensor):
-        return True
-    if submit.task_id is None:
-        return False
-    if _templates_pull(sensor, submit.task_id):
-        return True
-    return any(_callable_pulls(index, func, submit.task_id) for func in _callables(index, sensor))
+class _SensorLinks:
+    """Which sensors are on a submit's job, looked up by what links them (linear in tasks).
+
+    A sensor is on the submit's job when it takes the submit's output (directly, or through a
+    TaskFlow step that picks the id out: ``step_id=first(add_steps.output)``), pulls the
+    submit's XCom by task id, or names the same job (``job_name=``, ``batch_id=``).
+    """
+
+    def __init__(self, index: ModuleIndex, graph: TaskGraph, sensors: list[TaskNode]) -> None:
+        self.by_upstream: dict[TaskNode, list[TaskNode]] = {}
+        self.by_task_id: dict[str, list[TaskNode]] = {}
+        self.by_job_name: dict[tuple[str, str], list[TaskNode]] = {}
+        for sensor in sensors:
+            upstream = set(graph.data_upstream.get(sensor, ()))
+            for step in list(upstream):
+                if step.function is not None:
+                    upstream |= graph.data_upstream.get(step, set())
+            for node in upstream:
+                self.by_upstream.setdefault(node, []).append(sensor)
+            for task_id in _pulled_task_ids(index, sensor):
+                self.by_task_id.setdefault(task_id, []).append(sensor)
+            for item in _job_names(sensor).items():
+                self.by_job_name.setdefault(item, []).append(sensor)
+
+    def of(self, submit: TaskNode) -> list[TaskNode]:
+        found = list(self.by_upstream.get(submit, ()))
+        if submit.task_id is not None:
+            found += self.by_task_id.get(submit.task_id, ())
+        for item in _job_names(submit).items():
+            found += self.by_job_name.get(item, ())
+        unique: dict[int, TaskNode] = {}
+        for sensor in found:
+            if sensor is not submit:
+                unique.setdefault(id(sensor), sensor)
+        return sorted(unique.values(), key=lambda n: (n.call.lineno, n.call.col_offset))
 
 
 #: arguments that name one job on both sides, submit and sensor (SageMaker, Glue, Dataproc)
 _JOB_NAMES = ("job_name", "batch_id")
 
 
-def _same_job_name(submit: TaskNode, sensor: TaskNode) -> bool:
-    """Both name the job the same way: ``job_name=``/``batch_id=`` with the same expression."""
-    for name in _JOB_NAMES:
-        mine, theirs = submit.setting(name), sensor.setting(name)
-        if mine is None or theirs is None:
-            continue
-        if isinstance(mine, ast.Constant) and not isinstance(mine.value, str):
-            continue
-        if ast.dump(mine) == ast.dump(theirs):
-            return True
-    return False
+def _job_names(node: TaskNode) -> dict[str, str]:
+    """The task's job-naming arguments, as comparable text (computed once per task)."""
+    names = node.__dict__.get("_job_names")
+    if names is None:
+        names = {}
+        for name in _JOB_NAMES:
+            value = node.setting(name)
+            if value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str)):
+                names[name] = ast.dump(value)
+        node.__dict__["_job_names"] = names
+    return names
 
 
-def _templates_pull(sensor: TaskNode, task_id: str) -> bool:
-    quoted = (f"'{task_id}'", f'"{task_id}"')
-    for call in sensor.calls:
-        for kw in call.keywords:
-            for node in ast.walk(kw.value):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    if "xcom_pull" in node.value and any(q in node.value for q in quoted):
-                        return True
-    return False
+def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
+    """Task ids whose XCom the sensor pulls, in its templates or its callable (computed once)."""
+    cache = index.__dict__.setdefault("_rj005_pulls", {})
+    found = cache.get(sensor.call)
+    if found is None:
+        ids: set[str] = set()
+        for call in sensor.calls:
+            for kw in call.keywords:
+                for node in ast.walk(kw.value):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
+                        ids.update(_QUOTED.findall(node.value))
+        for func in _callables(index, sensor):
+            ids |= _callable_pulls(index, func)
+        found = cache[sensor.call] = frozenset(ids)
+    return found
+
+
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 
 
 def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
@@ -199,16 +231,21 @@ def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
     return []
 
 
-def _callable_pulls(index: ModuleIndex, func: FunctionNode, task_id: str) -> bool:
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
-            task_ids = argument(node, 0, "task_ids")
-            if task_ids is None:
-                continue
-            candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
-            if any(index.string_value(c) == task_id for c in candidates):
-                return True
-    return False
+def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
+    """Task ids a function pulls XCom from (computed once per function)."""
+    cache = index.__dict__.setdefault("_rj005_callable_pulls", {})
+    found = cache.get(func)
+    if found is None:
+        ids = set()
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
+                task_ids = argument(node, 0, "task_ids")
+                if task_ids is None:
+                    continue
+                candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
+                ids.update(filter(None, (index.string_value(c) for c in candidates)))
+        found = cache[func] = frozenset(ids)
+    return found
 
 
 # -- the finding ---------------------------------------------------------------------------------

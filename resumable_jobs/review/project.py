@@ -181,6 +181,8 @@ class ProjectIndex(ProjectView):
         return None
 
     def _lookup(self, importer: str, qualified: str, table: str, depth: int = 0):
+        if not self.modules:
+            return None
         found = self._split(importer, qualified)
         if found is None or depth > 4:
             return None

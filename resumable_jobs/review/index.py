@@ -179,6 +179,8 @@ class ModuleIndex:
             add = children.append
             for name in node._fields:
                 value = getattr(node, name, None)
+                # The list and single-node branches are spelled out twice on purpose: this is
+                # the hottest loop of the reviewer, and a shared loop over (value,) is slower.
                 if value.__class__ is list:
                     for item in value:
                         kind = item.__class__

@@ -5,7 +5,9 @@ name: a key one task writes and another task of the same DAG reads is a per-run 
 through a global; an offset a task reads and then moves on is progress across runs (a
 watermark); a job id nobody writes is configuration. RJ001 and RJ004 share these facts.
 
-How: records (see :mod:`.variables`) from every reviewed file are grouped by key.
+How: records (see :mod:`.variables`) from every reviewed file are grouped by key. A key whose
+name says nothing is run state when one task of a file writes it and another reads it, or when
+a task writes it with a value computed from what it read (it is moved on from run to run).
 
 What it does not do: follow keys built at run time from unknown parts, or Variables written
 outside the reviewed tree (the UI, the CLI, other repositories).
@@ -52,6 +54,7 @@ class VariableUsage:
                 (self.writers if write else self.readers)[record.key].add(record.function)
                 table = self._file_writers if write else self._file_readers
                 table[(_file_of(record.function), record.key)].add(record.function)
+        self._advanced = self._collect_advanced()
 
     def written(self, key: str | None) -> bool:
         return bool(key) and key in self.writers
@@ -61,6 +64,13 @@ class VariableUsage:
         if not key or not set(words(key)) & _ADVANCED_WORDS:
             return False
         return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
+
+    def advanced(self, key: str | None) -> bool:
+        """Some task writes the key with a value computed from what it read under it."""
+        return bool(key) and key in self._advanced
+
+    def _collect_advanced(self) -> set[str]:
+        return {r.key for r in self.records if r.advances and r.key}
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
         """Written in one function and read in another of the same file: a per-run marker."""

@@ -40,7 +40,6 @@ __all__ = [
     "runtime_variable_accesses",
     "runtime_variable_records",
     "variable_records_of",
-    "written_keys",
 ]
 
 VARIABLE_CLASSES = frozenset(
@@ -111,9 +110,24 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     return accesses
 
 
-def written_keys(index: ModuleIndex) -> frozenset[str]:
-    """Keys that some task in this file writes with ``Variable.set``."""
-    return frozenset(a.key for a in runtime_variable_accesses(index) if a.op == "set" and a.key)
+def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
+    """A write whose value comes from a read of the same key in the same function."""
+    if access.op != "set" or access.value is None or not access.key:
+        return False
+    reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
+    if not reads:
+        return False
+    derived: set[str] = set()
+    bindings = index.bindings.get(access.function, {})
+    for _ in range(3):  # offset = Variable.get(...); n = int(offset); Variable.set(..., n + 1)
+        for name, values in bindings.items():
+            if name not in derived and any(_uses(v, reads, derived) for v in values):
+                derived.add(name)
+    return _uses(access.value, reads, derived)
+
+
+def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:
+    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in ast.walk(node))
 
 
 #: ``{{ var.value.key }}``, ``{{ var.json.key.field }}``, ``var.value.get('key')``
@@ -142,6 +156,9 @@ class VariableRecord:
     #: the key is a name the caller provides (a parameter, or taken from one): see
     #: :func:`keys_from_callers`
     key_from_caller: bool = False
+    #: a write whose value is computed from a read of the same key in the same function: the
+    #: value is moved on from run to run (a counter, an offset, a last-seen marker)
+    advances: bool = False
 
     def silenced(self, code: str) -> bool:
         return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
@@ -192,7 +209,11 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     if "Variable" not in index.source_text and "var." not in index.source_text and not index.project.has_modules:
         index.__dict__["_variable_records"] = []
         return []
-    records = [_record(index, a.node, a.op, a.site.stack, a.function) for a in runtime_variable_accesses(index)]
+    accesses = runtime_variable_accesses(index)
+    records = [
+        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses))
+        for a in accesses
+    ]
     records = _with_caller_keys(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)

@@ -486,3 +486,22 @@ def test_key_named_by_the_caller_that_names_configuration_is_a_near_miss():
             PythonOperator(task_id="publish", python_callable=publish, op_args=["model_version", "/models/v3"])
     """
     assert found(source, "RJ001", "RJ004") == []
+
+
+def test_marker_with_no_hint_moved_on_from_run_to_run():
+    source = """
+        from airflow.models import Variable
+        from airflow.sdk import task
+
+        @task
+        def count_runs():
+            seen = int(Variable.get("nightly_counter", default_var=0))
+            total = seen + 1
+            Variable.set("nightly_counter", total)
+
+        @task
+        def reset_flag():
+            if Variable.get("maintenance_mode") == "on":
+                Variable.set("maintenance_mode", "off")
+    """
+    assert found(source, "RJ001", "RJ004") == [(7, "RJ001"), (9, "RJ001")]

@@ -13,7 +13,8 @@ counts. A ``Variable.set`` that runs in a task whose key names per-run state (se
 ``{{ var.value.key }}``) is reported only when some task writes that key, or when the key is
 unambiguous (``cursor``, ``checkpoint``): a read-only job id can be configuration, such as the
 id of a Databricks job definition. A key whose name says nothing is reported when one task of a
-DAG file writes it and another reads it: a per-run marker passed through a global.
+DAG file writes it and another reads it (a per-run marker passed through a global), or when a
+task writes it with a value computed from what it read (a value moved on from run to run).
 
 What it does not do: report Variables read as configuration (table names, cluster ids,
 feature flags), Variable calls at module level (parse time), watermarks and offsets a task
@@ -49,6 +50,8 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             what = record.kind.value
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
+        elif record.kind is None and usage.advanced(record.key):
+            what = "a value a task moves on from run to run"
         else:
             continue
         yield record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))

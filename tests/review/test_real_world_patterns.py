@@ -384,6 +384,12 @@ def test_listing_without_a_filter_or_without_a_submit_is_a_near_miss():
                 if not jobs:
                     raise ValueError("nothing ran")
                 return len(jobs)
+
+        class Index(BaseOperator):
+            def execute(self, context):
+                hits = self.es.search_documents(filter={"term": {"day": "x"}})
+                if not hits:
+                    self.es.create_index("day")
     """
     assert found(source, "RJ003") == []
 

@@ -77,6 +77,11 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
 
 
 _LISTING = frozenset({"list", "find", "search"})
+#: what a listing must be about: jobs, runs, pods and the like, not files or search results
+_JOB_NOUNS = frozenset(
+    {"job", "jobs", "run", "runs", "pod", "pods", "application", "applications", "step", "steps"}
+    | {"batch", "batches", "execution", "executions", "submission", "submissions", "workflow", "workflows"}
+)
 _FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filters", "filter", "name", "job_name"})
 
 
@@ -93,9 +98,15 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
             key = index.string_value(argument(call, 2, "key"), site.stack)
             if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
                 found[call] = f"XCom {key or 'return_value'}"
-        elif name.split("_")[0] in _LISTING and any(kw.arg in _FILTERS for kw in call.keywords):
+        elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
             found[call] = f"{name}()"
     return found
+
+
+def _is_job_listing(name: str) -> bool:
+    """``list_namespaced_pod``, ``list_jobs``, ``find_job_runs``: a listing of jobs or pods."""
+    parts = words(name)
+    return bool(parts) and parts[0] in _LISTING and bool(set(parts[1:]) & _JOB_NOUNS)
 
 
 def _pushes(index: ModuleIndex, func: FunctionNode, key: str | None) -> bool:

@@ -9,9 +9,9 @@ duplicate job, which is the failure durability exists to prevent. The same holds
 computed when the DAG file is parsed (``run_name=f"etl-{uuid.uuid4()}"``): every try parses
 the file again.
 
-How: for calls of durable operators (this project's providers, upstream's Databricks submit
-and run-now operators, and classes built on ``ResumableJobMixin``, here or in another module
-of the tree) that are not ``durable=False``, every argument except the scheduling ones is
+How: for calls of durable operators (this project's providers, upstream's
+``DatabricksSubmitRunOperator``, and classes built on ``ResumableJobMixin``, here or in another
+module of the tree) that are not ``durable=False``, every argument except the scheduling ones is
 searched for Jinja expressions naming ``try_number``, ``ti.start_date``, ``now()``,
 ``utcnow()``, ``uuid`` or ``random``, and for direct calls of ``uuid.uuid4()``,
 ``datetime.now()``, ``time.time()``, ``pendulum.now()`` and friends. The finding is on the
@@ -34,7 +34,8 @@ from resumable_jobs.review.taskgraph import task_graphs
 
 __all__ = ["RULE"]
 
-_UPSTREAM_DURABLE = frozenset({"DatabricksSubmitRunOperator", "DatabricksRunNowOperator"})
+#: upstream operators that are durable by default (spec section 5 names this one)
+_UPSTREAM_DURABLE = frozenset({"DatabricksSubmitRunOperator"})
 _SCHEDULING = frozenset(
     {"task_id", "retries", "retry_delay", "trigger_rule", "pool", "queue", "doc_md", "execution_timeout", "dag"}
 )

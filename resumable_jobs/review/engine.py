@@ -30,7 +30,7 @@ from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.noqa import silences
 from resumable_jobs.review.project import EMPTY_PROJECT, ModuleSummary, ProjectIndex, ProjectView, summarise_index
 from resumable_jobs.review.rules import ALL_RULES, Rule
-from resumable_jobs.review.variable_usage import ProjectFacts
+from resumable_jobs.review.variable_usage import ProjectFacts, facts_of
 
 __all__ = ["review_file", "review_files", "review_source"]
 
@@ -50,13 +50,7 @@ def analyse_source(source: str, path: str, rules: Sequence[Rule], project: Proje
         tree = ast.parse(source, filename=path)
     index = ModuleIndex(tree, source, path, project)
     findings = {finding for rule in rules for finding in rule.check(index)}
-    facts = ProjectFacts()
-    if any(rule.check_project is not None for rule in rules):
-        from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs
-        from resumable_jobs.review.variables import _function_id, runtime_variable_records
-
-        facts.records = list(runtime_variable_records(index))
-        facts.reconnects = {(_function_id(index, found.function), found.key) for found in reconnect_ifs(index)}
+    facts = facts_of(index) if any(rule.check_project is not None for rule in rules) else ProjectFacts()
     return _without_noqa(findings, source), facts
 
 

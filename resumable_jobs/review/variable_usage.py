@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.variables import VariableRecord
 
-__all__ = ["ProjectFacts", "VariableUsage"]
+__all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
 
 _ADVANCED_WORDS = frozenset({"offset", "offsets"})
 
@@ -38,6 +38,17 @@ class ProjectFacts:
     def merge(self, other: ProjectFacts) -> None:
         self.records.extend(other.records)
         self.reconnects.update(other.reconnects)
+
+
+def facts_of(index) -> ProjectFacts:
+    """What one file reports for the rules decided over the whole tree."""
+    from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs  # the rule imports this module
+    from resumable_jobs.review.variables import function_id, runtime_variable_records
+
+    return ProjectFacts(
+        list(runtime_variable_records(index)),
+        {(function_id(index, found.function), found.key) for found in reconnect_ifs(index)},
+    )
 
 
 class VariableUsage:

@@ -35,6 +35,7 @@ __all__ = [
     "VARIABLE_CLASSES",
     "VariableAccess",
     "VariableRecord",
+    "function_id",
     "argument",
     "is_variable_call",
     "runtime_variable_accesses",
@@ -164,7 +165,8 @@ class VariableRecord:
         return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
 
 
-def _function_id(index: ModuleIndex, func: FunctionNode) -> str:
+def function_id(index: ModuleIndex, func: FunctionNode) -> str:
+    """How records name the function they run in: ``path:line:name``."""
     return f"{os.path.abspath(index.path)}:{func.lineno}:{func.name}"
 
 
@@ -184,7 +186,7 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
         key,
         classify(key),
         index.display_key(key_node, stack),
-        _function_id(index, func),
+        function_id(index, func),
         noqa=noqa_codes(index.line_text(line)),
         **extra,
     )
@@ -211,8 +213,7 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
         return []
     accesses = runtime_variable_accesses(index)
     records = [
-        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses))
-        for a in accesses
+        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses)) for a in accesses
     ]
     records = _with_caller_keys(index, records)
     records += _helper_records(index)

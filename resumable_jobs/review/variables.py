@@ -26,10 +26,11 @@ import ast
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword
 from resumable_jobs.review.keys import KeyKind, classify
+from resumable_jobs.review.noqa import noqa_codes
 
 __all__ = [
     "VARIABLE_CLASSES",
@@ -146,7 +147,7 @@ class VariableRecord:
     key: str | None
     kind: KeyKind | None
     shown_key: str
-    #: the function it runs in, ``path:line:name``; reads and writes in one function advance a value
+    #: the function it runs in (see :func:`function_id`)
     function: str
     #: "code" for a call, "jinja" for a template read
     origin: str = "code"
@@ -171,8 +172,6 @@ def function_id(index: ModuleIndex, func: FunctionNode) -> str:
 
 
 def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
-    from resumable_jobs.review.noqa import noqa_codes
-
     key_node = argument(call, 0, "key")
     key = index.string_value(key_node, stack)
     line, column = index.position(call)
@@ -187,7 +186,7 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
         classify(key),
         index.display_key(key_node, stack),
         function_id(index, func),
-        noqa=noqa_codes(index.line_text(line)),
+        noqa=_noqa_at(index, line),
         **extra,
     )
 
@@ -257,18 +256,8 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
             for text in _strings(node):
                 kind = classify(text)
                 if kind is not None and text not in found:
-                    found[text] = VariableRecord(
-                        record.path,
-                        record.line,
-                        record.column,
-                        record.op,
-                        text,
-                        kind,
-                        json.dumps(text),
-                        record.function,
-                        record.origin,
-                        record.noqa,
-                        record.via,
+                    found[text] = replace(
+                        record, key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
                     )
     return list(found.values())
 
@@ -311,17 +300,8 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                     line, column = index.position(site.node)
                     where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"
                     found.append(
-                        VariableRecord(
-                            index.path,
-                            line,
-                            column,
-                            record.op,
-                            record.key,
-                            record.kind,
-                            record.shown_key,
-                            record.function,
-                            noqa=_noqa_at(index, line),
-                            via=where,
+                        replace(
+                            record, path=index.path, line=line, column=column, noqa=_noqa_at(index, line), via=where
                         )
                     )
             todo.extend((facts.path, callee) for callee in facts.calls)
@@ -351,8 +331,6 @@ def _imported_runtime_calls(index: ModuleIndex):
 
 
 def _noqa_at(index: ModuleIndex, line: int) -> str | None:
-    from resumable_jobs.review.noqa import noqa_codes
-
     return noqa_codes(index.line_text(line))
 
 

@@ -6,10 +6,13 @@ to, and the edges from ``>>``/``<<``, ``chain(...)``, ``set_downstream``/``set_u
 from passing one task's output to another (``submit.output``, ``wait(submit_job())``), which
 Airflow also turns into a dependency.
 
-How: each scope that can define a DAG (the module body, and every function that is not itself
-a task body, such as a ``@dag`` function or a DAG factory) is read on its own. A call is a
-task when it passes ``task_id=`` (every operator does) or calls a ``@task`` function of the
-file, including ``.override(...)``, ``.partial(...)`` and ``.expand(...)`` forms.
+How: each scope that can define a DAG (the module body, and every function that is neither a
+task body nor a method, such as a ``@dag`` function or a DAG factory) is read on its own, from
+the calls and ``>>``/``<<`` expressions the module index already collected for it, so no
+statement is walked twice. A call is a task when it passes ``task_id=`` (every operator does)
+or calls a ``@task`` function of the file, including ``.override(...)``, ``.partial(...)`` and
+``.expand(...)`` forms. Flags assigned after construction (``run.deferrable = True``) are
+kept on the task as overrides of its keywords.
 
 What it does not do: follow tasks across scopes or files, expand loops, or understand task
 groups as dependency targets; a dependency it cannot read is simply absent, which can only

@@ -8,16 +8,21 @@ depends on the submit but not on the sensor: it can start before the job has fin
 case is reported with severity "warning".
 
 How: in each DAG scope (see :mod:`resumable_jobs.review.taskgraph`), a submit task is an
-operator from :mod:`resumable_jobs.review.operators` told not to wait (or one that does not
-wait by default), or a ``@task`` named submit/start/launch/trigger with no polling loop. A
-sensor or poll task is a ``*Sensor`` operator, a ``@task.sensor``, or a ``@task`` that loops
-with ``sleep``. The two are on the same job when the sensor takes the submit's output
-(``submit.output``, a TaskFlow argument), or pulls the submit's XCom by task id in a template
-or in its callable. The finding is on the submit call.
+operator from :mod:`resumable_jobs.review.operators` (or an in-house subclass of one, in this
+file or another module of the tree) told not to wait, by keyword or by an attribute set after
+construction, or one that does not wait by default; or a ``@task`` named
+submit/start/launch/trigger with no polling loop. A sensor or poll task is a ``*Sensor`` or
+``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a ``@task`` that loops with
+``sleep``. The two are on the same job when the sensor takes the submit's output
+(``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
+pulls the submit's XCom by task id in a template or in its callable, or names the same job
+(``job_name=``, ``batch_id=``). Sensors are indexed by these links, so a scope with many tasks
+costs linear time. The finding is on the submit call.
 
 What it does not do: report an operator that already waits followed by a sensor (a redundant
-sensor is harmless for crash safety), ``TriggerDagRunOperator(wait_for_completion=False)``, or
-a submit with no sensor on its job.
+sensor is harmless for crash safety), ``TriggerDagRunOperator(wait_for_completion=False)``,
+provisioning with a state sensor (a cluster or application being created is not a job whose
+outcome the sensor reports), or a submit with no sensor on its job.
 """
 
 from __future__ import annotations

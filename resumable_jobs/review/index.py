@@ -140,7 +140,7 @@ class ModuleIndex:
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
         #: ``a >> b`` and ``a << b`` expressions (task dependencies, usually)
         self.shifts: list[tuple[ast.BinOp, tuple[FunctionNode, ...]]] = []
-        #: ``name.attr = value`` statements outside functions: flags set after construction
+        #: ``name.attr = value`` statements (not ``self.``): flags set after construction
         self.attribute_sets: list[tuple[str, str, ast.AST, ast.stmt, tuple[FunctionNode, ...]]] = []
         #: ``self.attr = value`` statements inside methods (``external_id_key`` and friends)
         self.self_attribute_sets: list[tuple[str, ast.Assign, FunctionNode]] = []

@@ -73,7 +73,6 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
     "SageMakerTransformOperator": _COMPLETION,
     "SageMakerTuningOperator": _COMPLETION,
     "SageMakerAutoMLOperator": _COMPLETION,
-    "AthenaOperator": WaitModel(None, True, True),  # waits; no switch in most versions
     # Kubernetes: creating the SparkApplication returns at once in the versions DAGs pair with
     # SparkKubernetesSensor
     "SparkKubernetesOperator": _NEVER,

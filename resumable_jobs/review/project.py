@@ -8,7 +8,7 @@ defined in ``plugins/operators.py``. A reviewer that reads one file at a time mi
 How: before the files are reviewed, every reviewed file is scanned (as text, no parsing) for
 the modules it imports. Each import is resolved the way Airflow's ``sys.path`` would resolve
 it: against the importing file's folder and the folders above it, up to the repository root
-(the folder holding ``.git``), plus the repository's ``plugins/`` and ``include/``. Only the
+(the folder holding ``.git``), plus the repository's ``plugins/``, ``include/`` and ``dags/``. Only the
 modules that resolve, and what they import in turn, are parsed and summarised: their helper
 functions with the Variables they read and write and the calls they make, their string
 constants, their classes and bases. Rules then ask the index about an imported name. The
@@ -53,7 +53,6 @@ class ClassFacts:
     name: str
     #: qualified names of the bases, resolved in the defining module
     bases: tuple[str, ...]
-    sets_external_id_key: bool
 
 
 @dataclass
@@ -248,14 +247,5 @@ def summarise_index(index) -> ModuleSummary:
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
             bases = tuple(index.resolve(b) or "" for b in cls.bases)
-            sets_key = any(
-                isinstance(n, (ast.Assign, ast.AnnAssign))
-                and any(
-                    (isinstance(t, ast.Name) and t.id == "external_id_key")
-                    or (isinstance(t, ast.Attribute) and t.attr == "external_id_key")
-                    for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
-                )
-                for n in ast.walk(cls)
-            )
-            summary.classes[cls.name] = ClassFacts(os.path.abspath(index.path), cls.name, bases, sets_key)
+            summary.classes[cls.name] = ClassFacts(os.path.abspath(index.path), cls.name, bases)
     return summary

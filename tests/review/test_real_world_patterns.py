@@ -511,3 +511,50 @@ def test_marker_with_no_hint_moved_on_from_run_to_run():
                 Variable.set("maintenance_mode", "off")
     """
     assert found(source, "RJ001", "RJ004") == [(7, "RJ001"), (9, "RJ001")]
+
+
+def test_in_house_operator_and_sensor_from_plugins_and_a_relative_helper(tmp_path):
+    (tmp_path / ".git").mkdir()
+    paths = write(
+        tmp_path,
+        {
+            "plugins/operators/__init__.py": "",
+            "plugins/operators/batch.py": """
+                from airflow.providers.amazon.aws.operators.batch import BatchOperator
+                from airflow.providers.amazon.aws.sensors.batch import BatchSensor
+
+                class TeamBatchOperator(BatchOperator):
+                    pass
+
+                class TeamBatchWaiter(BatchSensor):
+                    pass
+            """,
+            "dags/pipelines/__init__.py": "",
+            "dags/pipelines/state.py": """
+                from airflow.models import Variable
+
+                def save_offset(value):
+                    Variable.set("export_checkpoint", value)
+            """,
+            "dags/pipelines/export.py": """
+                from airflow.sdk import DAG, task
+                from operators.batch import TeamBatchOperator, TeamBatchWaiter
+                from .state import save_offset
+
+                @task
+                def checkpoint():
+                    save_offset(1)
+
+                with DAG("export"):
+                    job = TeamBatchOperator(task_id="job", job_name="j", job_queue="q", job_definition="d",
+                                            wait_for_completion=False)
+                    TeamBatchWaiter(task_id="job_done", job_id=job.output)
+                    checkpoint()
+            """,
+        },
+    )
+    result = review_files([p for p in paths if "/dags/" in p])
+    assert [(os.path.relpath(f.path, tmp_path), f.line, f.code) for f in result.findings] == [
+        ("dags/pipelines/export.py", 11, "RJ005"),
+        ("dags/pipelines/state.py", 5, "RJ001"),
+    ]

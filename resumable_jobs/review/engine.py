@@ -3,10 +3,10 @@
 Why: everything that is not a rule (reading files, reporting files that do not parse,
 ``# noqa`` comments, choosing rules) lives here, so rules stay pure functions of a module.
 
-How: first the project index (:mod:`.project`) summarises the modules the reviewed files
-import. Then each file is read as bytes and decoded the way Python does (a coding cookie is
-honoured), parsed with :func:`ast.parse`, indexed once, and handed to every selected rule; it
-also reports facts (its Variable uses, its reconnect ifs) that the rules decided over the whole
+How: each file is read as bytes and decoded the way Python does (a coding cookie is
+honoured), parsed with :func:`ast.parse`, indexed once, and handed to every selected rule, which
+may ask the project index (:mod:`.project`) about names imported from other modules; it also
+reports facts (its Variable uses, its reconnect ifs) that the rules decided over the whole
 tree (RJ001, RJ004) read once every file is done. Large trees are spread over processes; the
 project index and the facts are small plain data, so that costs little. A file that
 cannot be read, decoded or parsed becomes a :class:`FileError`, never an exception. A finding
@@ -115,7 +115,7 @@ def review_files(paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: 
     thresholds = gc.get_threshold()
     gc.set_threshold(_GC_THRESHOLD, *thresholds[1:])
     try:
-        project = ProjectIndex.build(paths, _summarise)
+        project = ProjectIndex(paths, _summarise)
         if jobs > 1 and len(paths) >= _PARALLEL_THRESHOLD:
             outcomes: Iterable[Analysis | FileError] = _analyse_in_processes(paths, rules, jobs, project)
         else:

@@ -316,6 +316,15 @@ class ModuleIndex:
         """``func`` and every function of this module it calls, transitively."""
         return self._follow_helpers({func})
 
+    @property
+    def imports_local_code(self) -> bool:
+        """Whether the file imports a module of the reviewed tree (helpers, constants, operators)."""
+        found = self.__dict__.get("_imports_local_code")
+        if found is None:
+            found = self.project.imports_local_code(self.path, set(self.aliases.values()))
+            self.__dict__["_imports_local_code"] = found
+        return found
+
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
 

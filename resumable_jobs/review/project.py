@@ -5,14 +5,14 @@ calls ``save_checkpoint(job_id)`` and the ``Variable.set`` is two files away; an
 constant imported from ``common/keys.py``; an operator is a subclass of a provider operator
 defined in ``plugins/operators.py``. A reviewer that reads one file at a time misses all of it.
 
-How: before the files are reviewed, every reviewed file is scanned (as text, no parsing) for
-the modules it imports. Each import is resolved the way Airflow's ``sys.path`` would resolve
-it: against the importing file's folder and the folders above it, up to the repository root
-(the folder holding ``.git``), plus the repository's ``plugins/``, ``include/`` and ``dags/``. Only the
-modules that resolve, and what they import in turn, are parsed and summarised: their helper
-functions with the Variables they read and write and the calls they make, their string
-constants, their classes and bases. Rules then ask the index about an imported name. The
-summaries are small, so the index is cheap to hand to worker processes.
+How: nothing is read up front. When a rule asks about an imported name, the import is resolved
+the way Airflow's ``sys.path`` would resolve it: against the importing file's folder and the
+folders above it, up to the repository root (the folder holding ``.git``), plus the
+repository's ``plugins/``, ``include/`` and ``dags/``; relative imports from the importing
+package. A module that resolves is parsed once and summarised: its functions with the
+Variables they read and write and the calls they make, its string constants, its classes and
+bases. Each review process keeps its own summaries, so a large tree costs no serial pass before
+the files are spread over processes, and only the modules some rule asks about are read.
 
 What it does not do: import anything, follow ``sys.path`` changes made at run time, or index
 installed packages; a name it cannot resolve is unknown and the rules stay silent on it.
@@ -22,17 +22,11 @@ from __future__ import annotations
 
 import ast
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 __all__ = ["EMPTY_PROJECT", "ClassFacts", "FunctionFacts", "ModuleSummary", "ProjectIndex", "ProjectView"]
 
-_IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import\b|import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*))", re.MULTILINE
-)
-#: How many import levels are followed from a reviewed file into its helpers.
-_MAX_DEPTH = 3
 
 
 @dataclass(frozen=True)
@@ -67,11 +61,6 @@ class ModuleSummary:
 class ProjectView:
     """What a rule may ask about names imported from other modules. The empty view knows nothing."""
 
-    #: whether any indexed module defines a class (an in-house operator may come from there)
-    has_classes = False
-    #: whether any module was indexed at all
-    has_modules = False
-
     def function(self, importer: str, qualified: str) -> FunctionFacts | None:
         return None
 
@@ -84,44 +73,34 @@ class ProjectView:
     def is_reviewed(self, path: str) -> bool:
         return False
 
+    def imports_local_code(self, importer: str, modules: Iterable[str]) -> bool:
+        """Whether any of these dotted names (from ``importer``'s imports) is a module of the tree."""
+        return False
+
 
 EMPTY_PROJECT = ProjectView()
 
 
 class ProjectIndex(ProjectView):
-    """Summaries of the modules the reviewed files import, keyed by absolute path."""
+    """Summaries of the modules the reviewed files import, made on first use, keyed by path."""
 
-    def __init__(self, reviewed: Iterable[str] = ()) -> None:
+    def __init__(self, reviewed: Iterable[str] = (), summarise=None) -> None:
         self.reviewed = frozenset(os.path.abspath(p) for p in reviewed)
-        self.modules: dict[str, ModuleSummary] = {}
+        #: the folder holding every reviewed file: imports resolve from there and below, plus the
+        #: repository around it
+        self.top = os.path.commonpath([os.path.dirname(p) for p in self.reviewed]) if self.reviewed else None
+        #: ``summarise(path) -> ModuleSummary | None`` parses one module
+        self._summarise = summarise
+        self.modules: dict[str, ModuleSummary | None] = {}
         self._resolved: dict[tuple[str, str, int], str | None] = {}
         self._roots: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, frozenset[str]] = {}
+        self._local_names: dict[str, frozenset[str]] = {}
 
-    # -- building -----------------------------------------------------------------------
-
-    @classmethod
-    def build(cls, files: Iterable[str], summarise) -> ProjectIndex:
-        """Index the modules ``files`` import; ``summarise(path)`` parses one into a summary."""
-        files = list(files)
-        index = cls(files)
-        frontier = [(os.path.abspath(f), 0) for f in files]
-        queued: set[str] = set()
-        while frontier:
-            path, depth = frontier.pop()
-            if depth >= _MAX_DEPTH:
-                continue
-            for level, module in _imports_of(path):
-                target = index.resolve_module(path, module, level)
-                if target is None or target in queued:
-                    continue
-                queued.add(target)
-                summary = summarise(target)
-                if summary is not None:
-                    index.modules[target] = summary
-                    index.has_modules = True
-                    index.has_classes = index.has_classes or bool(summary.classes)
-                    frontier.append((target, depth + 1))
-        return index
+    def summary(self, path: str) -> ModuleSummary | None:
+        if path not in self.modules:
+            self.modules[path] = self._summarise(path) if self._summarise is not None else None
+        return self.modules[path]
 
     # -- resolving names ----------------------------------------------------------------
 
@@ -141,6 +120,8 @@ class ProjectIndex(ProjectView):
         found = None
         if parts:
             for base in bases:
+                if parts[0] not in self._importable_names(base):
+                    continue
                 candidate = os.path.join(base, *parts)
                 for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
                     if os.path.isfile(path):
@@ -152,36 +133,65 @@ class ProjectIndex(ProjectView):
         return found
 
     def _import_roots(self, folder: str) -> tuple[str, ...]:
+        """Where ``import x`` from a file of ``folder`` may find ``x``, nearest first.
+
+        The folder and those above it up to the reviewed tree's top (Airflow puts the DAG folder
+        on ``sys.path`` and DAG files import their siblings' packages), then the repository
+        around the tree: the folders up to the one holding ``.git`` and its ``plugins/``,
+        ``include/`` and ``dags/``. Without a repository, the tree's parent and its
+        ``plugins/`` and ``include/``. Never folders outside that (``/tmp``, ``/``).
+        """
         roots = self._roots.get(folder)
         if roots is None:
-            chain = []
+            chain: list[str] = []
             current = os.path.abspath(folder)
-            for _ in range(8):
+            top = self.top or current
+            for _ in range(32):
                 chain.append(current)
-                if os.path.isdir(os.path.join(current, ".git")):
-                    chain += [os.path.join(current, extra) for extra in ("plugins", "include", "dags")]
+                if current == top or os.path.dirname(current) == current:
                     break
-                parent = os.path.dirname(current)
-                if parent == current:
-                    break
-                current = parent
-            roots = tuple(chain)
+                current = os.path.dirname(current)
+            repository = _repository_root(top)
+            if repository is not None:
+                current = top
+                while current != repository:
+                    current = os.path.dirname(current)
+                    chain.append(current)
+                chain += [os.path.join(repository, extra) for extra in ("plugins", "include", "dags")]
+            else:
+                parent = os.path.dirname(top)
+                chain += [parent, os.path.join(parent, "plugins"), os.path.join(parent, "include")]
+            roots = tuple(dict.fromkeys(chain))
             self._roots[folder] = roots
         return roots
 
+    def _importable_names(self, folder: str) -> frozenset[str]:
+        """Top-level module names a folder offers (``x`` for ``x.py`` and for ``x/``), read once."""
+        names = self._names.get(folder)
+        if names is None:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                entries = []
+            names = frozenset(e[:-3] if e.endswith(".py") else e for e in entries)
+            self._names[folder] = names
+        return names
+
     def _split(self, importer: str, qualified: str) -> tuple[ModuleSummary, str] | None:
-        """The indexed module a dotted name lives in, and the name inside it."""
+        """The module of the tree a dotted name lives in, and the name inside it."""
         level = len(qualified) - len(qualified.lstrip("."))
         parts = qualified[level:].split(".")
+        if not level and parts[0] not in self._local_names_of(os.path.dirname(importer)):
+            return None  # airflow, datetime, ...: not a module of the tree
         for cut in range(len(parts) - 1, 0 if not level else -1, -1):
             path = self.resolve_module(importer, ".".join(parts[:cut]), level)
-            if path is not None and path in self.modules:
-                return self.modules[path], ".".join(parts[cut:])
+            if path is not None:
+                module = self.summary(path)
+                if module is not None:
+                    return module, ".".join(parts[cut:])
         return None
 
     def _lookup(self, importer: str, qualified: str, table: str, depth: int = 0):
-        if not self.modules:
-            return None
         found = self._split(importer, qualified)
         if found is None or depth > 4:
             return None
@@ -208,22 +218,30 @@ class ProjectIndex(ProjectView):
     def is_reviewed(self, path: str) -> bool:
         return os.path.abspath(path) in self.reviewed
 
+    def imports_local_code(self, importer: str, modules: Iterable[str]) -> bool:
+        local = self._local_names_of(os.path.dirname(os.path.abspath(importer)))
+        return any(name.startswith(".") or name.split(".")[0] in local for name in modules)
 
-def _imports_of(path: str) -> list[tuple[int, str]]:
-    """``(level, module)`` for every import statement, read from the text without parsing."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            text = handle.read()
-    except OSError:
-        return []
-    found = []
-    for match in _IMPORT.finditer(text):
-        dots, module, plain = match.groups()
-        if plain is not None:
-            found.extend((0, m.strip()) for m in plain.split(","))
-        elif module or dots:
-            found.append((len(dots or ""), module))
-    return found
+    def _local_names_of(self, folder: str) -> frozenset[str]:
+        """Every top-level module name an import from ``folder`` can find in the tree."""
+        local = self._local_names.get(folder)
+        if local is None:
+            local = frozenset().union(*(self._importable_names(root) for root in self._import_roots(folder)))
+            self._local_names[folder] = local
+        return local
+
+
+def _repository_root(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git``, within eight levels."""
+    current = os.path.abspath(folder)
+    for _ in range(8):
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return None
 
 
 def summarise_index(index) -> ModuleSummary:

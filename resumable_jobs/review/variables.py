@@ -207,7 +207,7 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     cached = index.__dict__.get("_variable_records")
     if cached is not None:
         return cached
-    if "Variable" not in index.source_text and "var." not in index.source_text and not index.project.has_modules:
+    if "Variable" not in index.source_text and "var." not in index.source_text and not index.imports_local_code:
         index.__dict__["_variable_records"] = []
         return []
     accesses = runtime_variable_accesses(index)

@@ -129,7 +129,7 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
         return True
     if any(_is_sensor_class(index, cls.name) for cls in index.classes):
         return True  # an in-house sensor class of this file
-    if index.project.has_classes and index.aliases:
+    if index.imports_local_code:
         return True  # perhaps one imported from another module of the tree
     return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions

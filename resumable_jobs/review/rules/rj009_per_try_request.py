@@ -61,7 +61,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
     text = index.source_text
     if not ("{{" in text or "uuid" in text or "now(" in text or "time(" in text):
         return
-    if not ("resumable_jobs" in text or "Databricks" in text or index.classes or index.project.has_classes):
+    if not ("resumable_jobs" in text or "Databricks" in text or index.classes or index.imports_local_code):
         return  # no durable operator can be in this file
     for graph in task_graphs(index, min_tasks=1):
         for node in graph.nodes:

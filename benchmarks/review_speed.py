@@ -10,8 +10,9 @@ tree. Runs are interleaved (one of each per round, ``--repeat`` rounds) so that 
 work on the machine hits every tool alike, and the median is reported. The reviewer runs in one
 process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU that is not
 already busy); ruff always uses every CPU and runs with ``--no-cache`` so it does the same work
-each time. Prints files per second for each, the ratio to ruff, the peak memory of the largest
-process, and memory against source size: one generated file of about 1 MB reviewed alone, next
+each time. Prints files per second for each, the CPU seconds all its processes used (steadier
+than wall time when other work loads the machine), the ratio to ruff, the peak memory of the
+largest process, and memory against source size: one generated file of about 1 MB reviewed alone, next
 to Python's own ``ast.parse`` of that file (the floor for any AST-based tool).
 
 Run: ``python benchmarks/review_speed.py [--files 2000] [--repeat 5] [--ruff PATH]``. This is a
@@ -204,20 +205,22 @@ def generate_big_file(path: str, size: int) -> int:
     return os.path.getsize(path)
 
 
-#: Runs a command and prints the peak RSS (KiB) of the largest process it started.
-_PEAK_RSS = (
+#: Runs a command and prints the peak RSS (KiB) of its largest process and the CPU seconds of all.
+_RUSAGE = (
     "import resource, subprocess, sys; "
     "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
-    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(u.ru_maxrss, u.ru_utime + u.ru_stime)"
 )
 
 
-def timed_run(command: list[str]) -> tuple[float, int]:
-    """Wall time of one fresh run, and the peak RSS in KiB of its largest process."""
+def timed_run(command: list[str]) -> tuple[float, int, float]:
+    """Wall time of one fresh run, the peak RSS in KiB of its largest process, its CPU seconds."""
     start = time.perf_counter()
-    out = subprocess.run([sys.executable, "-c", _PEAK_RSS, *command], capture_output=True, text=True, check=False)
+    out = subprocess.run([sys.executable, "-c", _RUSAGE, *command], capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - start
-    return elapsed, int(out.stdout.strip() or 0)
+    peak, cpu = (out.stdout.split() + ["0", "0"])[:2]
+    return elapsed, int(peak), float(cpu)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -252,11 +255,13 @@ def main(argv: list[str] | None = None) -> int:
                 tree,
             ]
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpus: dict[str, list[float]] = {name: [] for name in commands}
         peaks: dict[str, int] = dict.fromkeys(commands, 0)
         for _ in range(args.repeat):
             for name, command in commands.items():
-                elapsed, peak = timed_run(command)
+                elapsed, peak, cpu = timed_run(command)
                 times[name].append(elapsed)
+                cpus[name].append(cpu)
                 peaks[name] = max(peaks[name], peak)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"files: {args.files} generated DAG files, median of {args.repeat} interleaved runs, fresh process each")
@@ -266,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             extra = f"  ({version})" if name.startswith("ruff") else ""
             print(
                 f"{name + ':':27} {median:7.3f} s  {args.files / median:7.0f} files/s"
-                f"  peak {peaks[name] / 1024:6.1f} MiB  (best {args.files / min(values):.0f} files/s){extra}"
+                f"  CPU {statistics.median(cpus[name]):6.3f} s  peak {peaks[name] / 1024:5.1f} MiB"
+                f"  (best {args.files / min(values):.0f} files/s){extra}"
             )
         if version:
             ruff = statistics.median(times["ruff check --select AIR"])
@@ -277,9 +283,9 @@ def main(argv: list[str] | None = None) -> int:
 
         big = os.path.join(root, "big.py")
         size = generate_big_file(big, 1024 * 1024)
-        _, baseline = timed_run([sys.executable, "-c", "import resumable_jobs.review.engine"])
-        _, ours = timed_run([sys.executable, "-m", "resumable_jobs.review", big, "--format", "json"])
-        _, parse = timed_run([sys.executable, "-c", f"import ast; ast.parse(open({big!r}).read())"])
+        _, baseline, _ = timed_run([sys.executable, "-c", "import resumable_jobs.review.engine"])
+        _, ours, _ = timed_run([sys.executable, "-m", "resumable_jobs.review", big, "--format", "json"])
+        _, parse, _ = timed_run([sys.executable, "-c", f"import ast; ast.parse(open({big!r}).read())"])
         mib = size / (1024 * 1024)
         print(
             f"memory per MiB of source ({mib:.2f} MiB file): review {(ours - baseline) / 1024 / mib:.0f} MiB, "

@@ -119,13 +119,36 @@ def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[Variabl
     reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
     if not reads:
         return False
-    derived: set[str] = set()
-    bindings = index.bindings.get(access.function, {})
-    for _ in range(3):  # offset = Variable.get(...); n = int(offset); Variable.set(..., n + 1)
-        for name, values in bindings.items():
-            if name not in derived and any(_uses(v, reads, derived) for v in values):
+    flow = _name_flow(index, access.function)
+    derived = {name for name, (_, calls) in flow.items() if calls & reads}
+    changed = bool(derived)
+    while changed:  # offset = Variable.get(...); n = int(offset); Variable.set(..., n + 1)
+        changed = False
+        for name, (used, _) in flow.items():
+            if name not in derived and used & derived:
                 derived.add(name)
+                changed = True
     return _uses(access.value, reads, derived)
+
+
+def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[str], set[ast.AST]]]:
+    """For each local name of ``func``: the names and the calls its assigned values use (once)."""
+    cache = index.__dict__.setdefault("_name_flow", {})
+    flow = cache.get(func)
+    if flow is None:
+        flow = {}
+        for name, values in index.bindings.get(func, {}).items():
+            used: set[str] = set()
+            calls: set[ast.AST] = set()
+            for value in values:
+                for sub in ast.walk(value):
+                    if isinstance(sub, ast.Name):
+                        used.add(sub.id)
+                    elif isinstance(sub, ast.Call):
+                        calls.add(sub)
+            flow[name] = (used, calls)
+        cache[func] = flow
+    return flow
 
 
 def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:

@@ -198,7 +198,7 @@ class ModuleIndex:
                         add(visit(value, stack, cls))
                     elif isinstance(value, node_type):
                         add((value, stack, None))
-            # Records are made in source order; children are walked depth first, in order.
+            # A node is recorded before the nodes inside it; children are walked depth first.
             if children:
                 children.reverse()
                 work.extend(children)

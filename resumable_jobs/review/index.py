@@ -164,17 +164,21 @@ class ModuleIndex:
     # -- the walk -------------------------------------------------------------------------
 
     def _walk(self, root: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> None:
-        # An explicit work list instead of recursion over ast.iter_child_nodes: this loop is
-        # most of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped
-        # by their exact type, and only the node types a rule needs go through _visit.
-        work: list[tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]] = [(root, stack, cls)]
+        """Record the nodes of one scope (the module, a function, a class body), in source order.
+
+        An explicit work list instead of recursion over ast.iter_child_nodes: this loop is most
+        of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped by their
+        exact type, only the node types a rule needs go through :meth:`_visit`, and a nested
+        function or class is walked right where it is met, with its own scope.
+        """
+        work = [root]
         pop = work.pop
         visit = self._visit
         leaves = _LEAF_TYPES
         recorded = _RECORDED_TYPES
         node_type = ast.AST
         while work:
-            node, stack, cls = pop()
+            node = pop()
             children = []
             add = children.append
             for name in node._fields:
@@ -187,36 +191,38 @@ class ModuleIndex:
                         if kind in leaves:
                             continue
                         if kind in recorded:
-                            add(visit(item, stack, cls))
+                            if visit(item, stack, cls):
+                                add(item)
                         elif isinstance(item, node_type):
-                            add((item, stack, None))
+                            add(item)
                 else:
                     kind = value.__class__
                     if kind in leaves:
                         continue
                     if kind in recorded:
-                        add(visit(value, stack, cls))
+                        if visit(value, stack, cls):
+                            add(value)
                     elif isinstance(value, node_type):
-                        add((value, stack, None))
+                        add(value)
             # A node is recorded before the nodes inside it; children are walked depth first.
             if children:
                 children.reverse()
                 work.extend(children)
 
-    def _visit(
-        self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None
-    ) -> tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]:
-        """Record one node and return how to walk its children."""
+    def _visit(self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """Record one node; False when it opened a scope that was walked already."""
         if isinstance(child, ast.Call):
             self.calls.append(CallSite(child, stack))
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.functions.append(child)
             if cls is not None:
                 self.owner_class[child] = cls
-            return child, (*stack, child), None
+            self._walk(child, (*stack, child), None)
+            return False
         elif isinstance(child, ast.ClassDef):
             self.classes.append(child)
-            return child, stack, child
+            self._walk(child, stack, child)
+            return False
         elif isinstance(child, ast.If):
             self.ifs.append((child, stack))
         elif isinstance(child, ast.While):
@@ -256,7 +262,7 @@ class ModuleIndex:
             self._record_binding(stack[-1], child.optional_vars, None)
         elif isinstance(child, ast.BinOp) and isinstance(child.op, (ast.RShift, ast.LShift)):
             self.shifts.append((child, stack))
-        return child, stack, None
+        return True
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
         table = self.bindings.setdefault(func, {})

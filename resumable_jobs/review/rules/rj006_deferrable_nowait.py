@@ -34,6 +34,8 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
+    if "deferrable" not in index.source_text:
+        return
     defers_by_default = _default_args_defer(index)
     for site in index.calls:
         call = site.node

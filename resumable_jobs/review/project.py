@@ -173,7 +173,7 @@ class ProjectIndex(ProjectView):
                 entries = os.listdir(folder)
             except OSError:
                 entries = []
-            names = frozenset(e[:-3] if e.endswith(".py") else e for e in entries)
+            names = frozenset(e.removesuffix(".py") for e in entries)
             self._names[folder] = names
         return names
 

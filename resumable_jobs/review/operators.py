@@ -73,6 +73,13 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
     "SageMakerTransformOperator": _COMPLETION,
     "SageMakerTuningOperator": _COMPLETION,
     "SageMakerAutoMLOperator": _COMPLETION,
+    "GlueDataQualityRuleSetEvaluationRunOperator": _COMPLETION,
+    "ComprehendStartPiiEntitiesDetectionJobOperator": _COMPLETION,
+    "ComprehendCreateDocumentClassifierOperator": _COMPLETION,
+    "BedrockCustomizeModelOperator": _COMPLETION,
+    "BedrockIngestDataOperator": _COMPLETION,
+    "BedrockBatchInferenceOperator": _COMPLETION,
+    "QuickSightCreateIngestionOperator": _COMPLETION,
     # Kubernetes: creating the SparkApplication returns at once in the versions DAGs pair with
     # SparkKubernetesSensor
     "SparkKubernetesOperator": _NEVER,
@@ -83,6 +90,13 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
     "EmrStartNotebookExecutionOperator": _COMPLETION_OFF,
     "SageMakerStartPipelineOperator": _COMPLETION_OFF,
     "StepFunctionStartExecutionOperator": _NEVER,
+    # Azure Synapse: like Data Factory
+    "AzureSynapseRunPipelineOperator": _TERMINATION,
+    "AzureSynapseRunSparkBatchOperator": _TERMINATION,
+    # Dataflow: wait_until_finished=False returns once the job is launched (batch jobs wait
+    # by default)
+    "DataflowTemplatedJobStartOperator": WaitModel("wait_until_finished", True, True),
+    "DataflowStartFlexTemplateOperator": WaitModel("wait_until_finished", True, True),
     # Google and Airbyte: asynchronous=True returns right after submitting
     "DataprocSubmitJobOperator": _ASYNCHRONOUS,
     "DataprocCreateBatchOperator": _ASYNCHRONOUS,

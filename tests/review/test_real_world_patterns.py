@@ -558,3 +558,27 @@ def test_in_house_operator_and_sensor_from_plugins_and_a_relative_helper(tmp_pat
         ("dags/pipelines/export.py", 11, "RJ005"),
         ("dags/pipelines/state.py", 5, "RJ001"),
     ]
+
+
+def test_more_provider_families_that_can_skip_waiting():
+    source = """
+        from airflow.providers.amazon.aws.operators.bedrock import BedrockCustomizeModelOperator
+        from airflow.providers.amazon.aws.sensors.bedrock import BedrockCustomizeModelCompletedSensor
+        from airflow.providers.google.cloud.operators.dataflow import DataflowStartFlexTemplateOperator
+        from airflow.providers.google.cloud.sensors.dataflow import DataflowJobStatusSensor
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            tune = BedrockCustomizeModelOperator(task_id="tune", job_name="tune-1", custom_model_name="m",
+                                                 role_arn="r", base_model_id="b", hyperparameters={},
+                                                 training_data_uri="s3://t", output_data_uri="s3://o")
+            tune.wait_for_completion = False
+            BedrockCustomizeModelCompletedSensor(task_id="tuned", job_name="tune-1")
+            flex = DataflowStartFlexTemplateOperator(task_id="flex", body={}, location="eu",
+                                                     wait_until_finished=False)
+            DataflowJobStatusSensor(task_id="flex_done", job_id=flex.output, expected_statuses={"JOB_STATE_DONE"})
+            batch = DataflowStartFlexTemplateOperator(task_id="batch", body={}, location="eu")
+            DataflowJobStatusSensor(task_id="batch_done", job_id=batch.output, expected_statuses={"JOB_STATE_DONE"})
+    """
+    # "batch" waits (Dataflow batch jobs wait by default): its sensor is redundant, not a split
+    assert found(source, "RJ005") == [(9, "RJ005"), (14, "RJ005")]

@@ -167,6 +167,8 @@ def test_symlinked_folders_are_followed_and_loops_named(tmp_path, capsys):
     messages = sorted(e["message"] for e in errors)
     assert messages[0].startswith(f"broken symlink: {dags / 'gone.py'} -> ")
     assert messages[1] == f"symlink loop: {dags / 'loop'} -> {dags}, not followed"
+    assert invoke(str(dags)) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "0 findings in 1 file; 2 paths could not be reviewed."
 
 
 def test_path_errors_on_the_command_line_say_what_is_wrong(tmp_path, capsys):

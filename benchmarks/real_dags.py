@@ -58,8 +58,9 @@ def fetch(root: str, entries: list[dict]) -> None:
             handle.write(data)
 
 
-def measure(root: str, entries: list[dict]) -> tuple[dict[str, tuple[int, int, int]], list[str]]:
-    """code -> (true positives, false positives, false negatives), and the files missing."""
+def measure(root: str, entries: list[dict]):
+    """(code -> (true positives, false positives, false negatives), files missing, false
+    positives, false negatives), the last two as sorted (path, code, line)."""
     present = [e for e in entries if os.path.exists(local_path(root, e))]
     missing = [local_path(root, e) for e in entries if e not in present]
     listed = {os.path.abspath(local_path(root, e)): e for e in present}

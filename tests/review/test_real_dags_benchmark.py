@@ -54,6 +54,7 @@ def test_fetch_then_measure_per_rule(tmp_path):
     assert table["RJ004"] == (0, 0, 1)
     assert table["all"] == (1, 1, 1)
     assert [(os.path.basename(p), code, line) for p, code, line in false_positives] == [("dag.py", "RJ001", 8)]
+    assert [(os.path.basename(p), code, line) for p, code, line in false_negatives] == [("dag.py", "RJ004", 7)]
 
 
 def test_the_list_names_a_commit_and_a_url_for_every_file():

@@ -582,3 +582,19 @@ def test_more_provider_families_that_can_skip_waiting():
     """
     # "batch" waits (Dataflow batch jobs wait by default): its sensor is redundant, not a split
     assert found(source, "RJ005") == [(9, "RJ005"), (14, "RJ005")]
+
+
+def test_deferrable_from_default_args_reaches_job_operators_not_dag_triggers():
+    source = """
+        from airflow.providers.databricks.operators.databricks import DatabricksRunNowOperator
+        from airflow.providers.standard.operators.trigger_dagrun import TriggerDagRunOperator
+        from airflow.sdk import DAG
+
+        DEFAULTS = {"retries": 2, "deferrable": True}
+
+        with DAG("d", default_args=DEFAULTS):
+            DatabricksRunNowOperator(task_id="run", job_id=42, wait_for_termination=False)
+            TriggerDagRunOperator(task_id="next", trigger_dag_id="other", wait_for_completion=False)
+            DatabricksRunNowOperator(task_id="sync", job_id=7, deferrable=False, wait_for_termination=False)
+    """
+    assert found(source, "RJ006") == [(9, "RJ006")]

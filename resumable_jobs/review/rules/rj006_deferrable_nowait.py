@@ -69,7 +69,9 @@ def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
 
 
 def _is_task(call: ast.Call) -> bool:
-    return keyword(call, "task_id") is not None
+    """An operator call that default_args reach; DAG-run triggers are not external jobs."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return keyword(call, "task_id") is not None and not name.endswith("TriggerDagRunOperator")
 
 
 def _default_args_defer(index: ModuleIndex) -> bool:

@@ -598,3 +598,16 @@ def test_deferrable_from_default_args_reaches_job_operators_not_dag_triggers():
             DatabricksRunNowOperator(task_id="sync", job_id=7, deferrable=False, wait_for_termination=False)
     """
     assert found(source, "RJ006") == [(9, "RJ006")]
+
+
+def test_async_operator_told_not_to_wait_defers_nothing():
+    source = """
+        from astronomer.providers.databricks.operators.databricks import DatabricksRunNowOperatorAsync
+        from airflow.providers.databricks.operators.databricks import DatabricksRunNowOperator
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            DatabricksRunNowOperatorAsync(task_id="run", job_id=42, wait_for_termination=False)
+            DatabricksRunNowOperator(task_id="plain", job_id=42, wait_for_termination=False)
+    """
+    assert found(source, "RJ006") == [(7, "RJ006")]

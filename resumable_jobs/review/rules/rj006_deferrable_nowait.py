@@ -8,7 +8,8 @@ wait, which then frees the worker while the Triggerer polls.
 How: any call that passes ``deferrable=True`` and ``wait_for_termination=False`` or
 ``wait_for_completion=False`` as literals; a task whose flags are set after construction
 (``run.deferrable = True``); and a task that switches waiting off in a file whose
-``default_args`` turn ``deferrable`` on. The finding is on the wait setting, the one to change.
+``default_args`` turn ``deferrable`` on, or whose class always defers (astronomer-providers'
+``*Async`` operators). The finding is on the wait setting, the one to change.
 
 What it does not do: follow values through variables; a flag that is not a literal is left
 alone.
@@ -34,13 +35,17 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
-    if "deferrable" not in index.source_text:
+    if "deferrable" not in index.source_text and "Async" not in index.source_text:
         return
     defers_by_default = _default_args_defer(index)
     for site in index.calls:
         call = site.node
         deferrable = keyword(call, "deferrable")
-        if not _literal(deferrable, True) and not (defers_by_default and deferrable is None and _is_task(call)):
+        if not (
+            _literal(deferrable, True)
+            or (defers_by_default and deferrable is None and _is_task(call))
+            or _deferrable_by_construction(index, call)
+        ):
             continue
         for name in WAIT_KEYWORDS:
             wait = keyword(call, name)
@@ -66,6 +71,12 @@ def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
                     and (name in node.overrides or "deferrable" in node.overrides)
                 ):
                     yield _finding(index, node.setting_node(name), name)
+
+
+def _deferrable_by_construction(index: ModuleIndex, call: ast.Call) -> bool:
+    """astronomer-providers' ``*Async`` operators always defer."""
+    name = index.resolve(call.func) or ""
+    return name.startswith("astronomer.providers.") and name.endswith("Async")
 
 
 def _is_task(call: ast.Call) -> bool:

@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Any
 from resumable_jobs.mixin import construction
 from resumable_jobs.mixin.checkpoint import validate_external_id_key
 from resumable_jobs.mixin.errors import ExternalJobFailed, JobNotFoundError
-from resumable_jobs.mixin.job_lifecycle import CANCEL_AFTER_FINAL_FAILURE, JobLifecycle, retry_follows
+from resumable_jobs.mixin.job_lifecycle import (
+    CANCEL_AFTER_FINAL_FAILURE,
+    JobLifecycle,
+    failure_callbacks_can_run,
+    retry_follows,
+)
 from resumable_jobs.mixin.lifecycle import Situation
 from resumable_jobs.mixin.tokens import one_off_token
 
@@ -359,7 +364,7 @@ class ResumableJobContract(ABC):
         """Runs once after the outermost ``__init__``: checks, and the failure callback."""
         self._validate_resumable_configuration()
         callbacks = list(getattr(self, "on_failure_callback", None) or ())
-        if CANCEL_AFTER_FINAL_FAILURE not in callbacks:
+        if CANCEL_AFTER_FINAL_FAILURE not in callbacks and failure_callbacks_can_run():
             self.on_failure_callback = [*callbacks, CANCEL_AFTER_FINAL_FAILURE]
 
     def _validate_resumable_configuration(self) -> None:

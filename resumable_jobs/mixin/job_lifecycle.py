@@ -274,6 +274,18 @@ def _done(decision: Decision) -> str:
     return "cancelled" if decision.cancels else "kept"
 
 
+def failure_callbacks_can_run() -> bool:
+    """False inside ``airflow dags test``, where the mixin adds no failure callback.
+
+    ``dags test`` has no callback sink: when a task it runs with ``--use-executor`` is killed
+    and the task has any failure callback, Airflow 3.3's scheduler loop raises "Callback sink
+    is not ready" and the command stops before the retry. Without a dag-processor nothing
+    would run the callback there anyway, and an in-process last try still cancels its job
+    (:meth:`JobLifecycle.after_failure`).
+    """
+    return sys.argv[1:3] != ["dags", "test"]
+
+
 class CancelAfterFinalFailure:
     """The failure callback the mixin adds to every resumable operator (see the module docstring).
 

@@ -278,3 +278,16 @@ def test_a_sigterm_after_the_try_deferred_leaves_the_job_to_the_trigger(system):
     op.on_kill()  # arrives while the task runner reports the deferral: must not turn it into a failure
     (job,) = system.jobs.values()
     assert job.state == RUNNING
+
+
+def test_no_failure_callback_is_added_inside_airflow_dags_test(monkeypatch):
+    """`airflow dags test` has no callback sink: a killed task with any failure callback makes the
+    command fail before the retry, so the mixin leaves it out there (and only there)."""
+    monkeypatch.setattr("sys.argv", ["airflow", "dags", "test", "my_dag", "--use-executor"])
+    with DAG("d", schedule=None):
+        op = FakeJobOperator(task_id="t", system=SimpleNamespace(name="n"))
+    assert CANCEL_AFTER_FINAL_FAILURE not in op.on_failure_callback
+    monkeypatch.setattr("sys.argv", ["airflow", "dag-processor"])
+    with DAG("d2", schedule=None):
+        op = FakeJobOperator(task_id="t", system=SimpleNamespace(name="n"))
+    assert CANCEL_AFTER_FINAL_FAILURE in op.on_failure_callback

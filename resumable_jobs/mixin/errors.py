@@ -7,13 +7,7 @@ propagate. A dedicated exception is the only unambiguous way for ``get_job_statu
 
 from __future__ import annotations
 
-
-def _airflow_exception_base() -> type[Exception]:
-    try:
-        from airflow.sdk.exceptions import AirflowException
-    except ImportError:  # pragma: no cover - older Task SDKs
-        from airflow.exceptions import AirflowException
-    return AirflowException
+from resumable_jobs.shims.sdk_names import sdk_exception
 
 
 class JobNotFoundError(LookupError):
@@ -31,7 +25,7 @@ class JobNotFoundError(LookupError):
         super().__init__(f"{message}: {detail}" if detail else message)
 
 
-class ExternalJobFailed(_airflow_exception_base()):  # type: ignore[misc]
+class ExternalJobFailed(sdk_exception("AirflowException")):  # type: ignore[misc]
     """The external job ended without success, or its trigger reported an error.
 
     Subclasses ``AirflowException`` so Airflow's retry handling applies as for any task failure.

@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
 def default_deferrable() -> bool:
     """``[operators] default_deferrable``, read when an operator is built (not at import)."""
-    from airflow.sdk import conf
+    from resumable_jobs.shims.sdk_names import airflow_conf
 
-    return conf.getboolean("operators", "default_deferrable", fallback=False)
+    return airflow_conf().getboolean("operators", "default_deferrable", fallback=False)
 
 
 class XComUrlLink(BaseOperatorLink):

@@ -8,9 +8,9 @@ reconnected, what the task returned, what was logged.
 from __future__ import annotations
 
 import pytest
-from airflow.sdk.exceptions import TaskDeferred
 
 from resumable_jobs import ExternalJobFailed
+from resumable_jobs.shims.sdk_names import sdk_exception
 from resumable_jobs.testing import (
     CrashPoint,
     FakeTaskInstance,
@@ -22,6 +22,8 @@ from resumable_jobs.testing import (
     run_try,
 )
 from resumable_jobs.testing.fake_system import FakeJobOperator
+
+TaskDeferred = sdk_exception("TaskDeferred")
 
 pytestmark = pytest.mark.durable_only
 

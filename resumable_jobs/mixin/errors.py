@@ -32,6 +32,34 @@ class ExternalJobFailed(sdk_exception("AirflowException")):  # type: ignore[misc
     """
 
 
+class StoreRecordError(sdk_exception("AirflowException")):  # type: ignore[misc]
+    """The operator's bookkeeping record in ``task_state_store`` cannot be used; nothing was submitted.
+
+    Raised before anything is submitted, because submitting without knowing what an earlier try
+    did could start a duplicate job. The message names the store key, what is wrong and how to
+    fix or reset it. An ``AirflowException``: a retry tries again, so fixing the key (or, for a
+    newer record, upgrading the worker) while the task waits for its retry is enough.
+    """
+
+
+class DamagedRecordError(StoreRecordError):
+    """The record is not one this package wrote: not a JSON object, or a field of the wrong type."""
+
+
+class NewerRecordError(StoreRecordError):
+    """The record was written by a newer version of this package, in a format this one cannot read."""
+
+
+class ExternalIdTooLarge(sdk_exception("AirflowFailException")):  # type: ignore[misc]
+    """The job's id is too large for ``task_state_store``; the job was cancelled.
+
+    No retry could find a job whose id was never persisted, so the job is cancelled (through the
+    operator's ``cancel_job``) and the task fails without retries: every retry would submit a
+    job and hit the same limit. Raise ``[state_store] max_value_storage_bytes`` (or configure a
+    ``[workers] state_store_backend``) and clear the task.
+    """
+
+
 class WorkerShutdown(BaseException):
     """This try ends because the worker is shutting down; the job it followed is kept for the retry.
 
@@ -44,4 +72,12 @@ class WorkerShutdown(BaseException):
     """
 
 
-__all__ = ["ExternalJobFailed", "JobNotFoundError", "WorkerShutdown"]
+__all__ = [
+    "DamagedRecordError",
+    "ExternalIdTooLarge",
+    "ExternalJobFailed",
+    "JobNotFoundError",
+    "NewerRecordError",
+    "StoreRecordError",
+    "WorkerShutdown",
+]

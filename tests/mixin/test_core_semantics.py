@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from resumable_jobs import ExternalJobFailed
+from resumable_jobs.mixin.digests import digest
 from resumable_jobs.shims.sdk_names import sdk_exception
 from resumable_jobs.testing import (
     CrashPoint,
@@ -177,7 +178,7 @@ def test_failed_job_is_replaced_by_a_new_generation(system):
     assert failed.token != replacement.token
     assert result["job_id"] == replacement.job_id
     assert store.get(CHECKPOINT_KEY)["generation"] == 2
-    assert store.get(CHECKPOINT_KEY)["superseded"] == failed.job_id
+    assert store.get(CHECKPOINT_KEY)["superseded_sha256"] == digest(failed.job_id)
 
 
 def test_job_the_system_forgot_is_resubmitted(system, task_logs):

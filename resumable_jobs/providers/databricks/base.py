@@ -65,6 +65,8 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
     ui_fgcolor = "#fff"
     operator_extra_links = (DatabricksRunPageLink(),)
 
+    poll_interval_parameters: ClassVar[tuple[str, ...]] = ("polling_period_seconds",)
+
     #: Reported to Databricks in the user agent.
     hook_caller: ClassVar[str] = "DatabricksRunOperator"
 

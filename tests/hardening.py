@@ -168,3 +168,56 @@ def run_two_tries_at_once(make_operator: Factory) -> tuple[Any, Any, list[str]]:
     object.__setattr__(first, "submit_job", submit_while_another_try_runs)
     first_result = run_try(first, make_context(store, ti))
     return first_result, second_result[0], tokens
+
+
+class HardeningScenarios:
+    """Every scenario above as a test, for one operator behind one fake backend.
+
+    Subclass it as ``Test<Operator>Hardening`` next to the backend's fixtures, with a ``backend``
+    fixture that returns the fake and the hooks below; pytest runs the inherited tests per class.
+    """
+
+    #: kwargs whose request carries :attr:`secret` (which must never reach the store).
+    secret_request: dict[str, Any] = {}
+    secret: str = ""
+    #: kwargs of a request, and of the same request with one input shifted.
+    first_request: dict[str, Any] = {}
+    changed_request: dict[str, Any] = {}
+
+    def make(self, **kwargs: Any) -> Any:
+        """The operator, as a DAG would declare it, with test-friendly poll intervals."""
+        raise NotImplementedError
+
+    def submissions(self, backend: Any) -> int:
+        """How many jobs the backend was asked to start so far."""
+        raise NotImplementedError
+
+    def assert_left_running(self, backend: Any, old_id: Any) -> None:
+        """What the backend shows of a job the task stopped following: not cancelled."""
+
+    def _count(self, backend: Any) -> Counter:
+        return lambda: self.submissions(backend)
+
+    @pytest.mark.parametrize("record", DAMAGED_RECORDS)
+    def test_a_damaged_record_starts_nothing_and_names_its_reset(self, backend, record):
+        assert_refuses_damaged_record(self.make, self._count(backend), record)
+
+    def test_a_record_of_a_newer_release_starts_nothing(self, backend):
+        assert_refuses_newer_record(self.make, self._count(backend))
+
+    def test_fields_of_a_newer_release_survive(self, backend):
+        assert_keeps_unknown_fields(self.make, self._count(backend))
+
+    def test_an_empty_stored_id_counts_as_absent(self, backend, task_logs):
+        assert_empty_id_is_absent(self.make, self._count(backend), task_logs)
+
+    def test_the_record_holds_a_digest_of_the_request_not_its_secret(self, backend):
+        assert_fingerprint_is_a_digest(lambda: self.make(**self.secret_request), self.secret)
+
+    def test_a_changed_request_names_the_job_it_leaves_running(self, backend, task_logs):
+        before = self.submissions(backend)
+        old_id, _ = assert_request_change_names_the_job_left_running(
+            lambda: self.make(**self.first_request), lambda: self.make(**self.changed_request), task_logs
+        )
+        assert self.submissions(backend) == before + 2
+        self.assert_left_running(backend, old_id)

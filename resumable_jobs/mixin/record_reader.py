@@ -24,8 +24,8 @@ from typing import Any
 from urllib.parse import quote
 
 from resumable_jobs._version import __version__
-from resumable_jobs.mixin.record import FORMAT_VERSION, Checkpoint, Completion
 from resumable_jobs.mixin.errors import DamagedRecordError, NewerRecordError
+from resumable_jobs.mixin.record import FORMAT_VERSION, Checkpoint, Completion
 from resumable_jobs.mixin.tokens import MAX_TOKEN_LENGTH, is_valid_nonce
 
 DISTRIBUTION = "airflow-provider-resumable-jobs"
@@ -70,7 +70,10 @@ class RecordLocation:
                 "earlier try of this task instance started is still running"
             )
         else:
-            holds = f"{self.id_key!r} holds job {shorten(stored_id)}, which the next try follows"
+            holds = (
+                f"{self.id_key!r} holds job {shorten(stored_id)}, which the next try follows (or replaces, "
+                "if that job ended without success)"
+            )
         return (
             f"To reset, delete only the key {self.checkpoint_key!r} ({self.delete_hint()}) and let "
             f"the task retry or clear it: {holds}."

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import itertools
+import logging
 import os
 import shutil
 import tempfile
@@ -49,20 +50,38 @@ def system():
 
 @pytest.fixture
 def task_logs():
-    """Events logged through the operators' structlog loggers, as ``(level, message)`` pairs."""
+    """Events logged by the operators, as ``(level, message)`` pairs: through structlog (Airflow
+    3.1 and later) or through the standard library's logging (``self.log`` on Airflow 3.0)."""
     from structlog.testing import capture_logs
 
-    with capture_logs() as events:
-        yield _LogView(events)
+    handler = _RecordList()
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        with capture_logs() as events:
+            yield _LogView(events, handler.records)
+    finally:
+        root.removeHandler(handler)
+
+
+class _RecordList(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
 
 
 class _LogView:
-    def __init__(self, events: list[dict]) -> None:
+    def __init__(self, events: list[dict], stdlib: list[logging.LogRecord]) -> None:
         self._events = events
+        self._stdlib = stdlib
 
     @property
     def records(self) -> list[tuple[str, str]]:
-        return [(e.get("log_level", ""), str(e.get("event", ""))) for e in self._events]
+        structured = [(e.get("log_level", ""), str(e.get("event", ""))) for e in self._events]
+        return structured + [(r.levelname.lower(), r.getMessage()) for r in self._stdlib]
 
     def at(self, level: str) -> list[str]:
         return [msg for lvl, msg in self.records if lvl == level]

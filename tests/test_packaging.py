@@ -48,8 +48,9 @@ def test_airflow_lists_the_provider():
         text=True,
         check=True,
     )
-    start = out.stdout.index("[")
-    listed = {p["package_name"]: p for p in json.loads(out.stdout[start:])}
+    # Airflow 3.0 prints its INFO log lines ("[2026-...] {plugins.py:37} INFO - ...") to stdout first.
+    (document,) = [line for line in out.stdout.splitlines() if line.startswith("[{") or line == "[]"]
+    listed = {p["package_name"]: p for p in json.loads(document)}
     assert listed["airflow-provider-resumable-jobs"]["version"] == resumable_jobs.__version__
 
 

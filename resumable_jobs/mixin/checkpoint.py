@@ -4,11 +4,15 @@ Two keys per operator:
 
 * ``external_id_key`` holds the bare external id, exactly as upstream operators and
   ``airflow.sdk.ResumableJobMixin`` store it, so a task migrated in flight (upstream operator on
-  one try, ours on the next) keeps reconnecting.
+  one try, ours on the next) keeps reconnecting. It is the only place the id is stored.
 * ``<external_id_key>_resumable`` holds the bookkeeping of the current *submission generation*:
-  the nonce behind the submission token, the generation number, the request fingerprint, the id
-  of the job this generation replaced, and - once a try returned successfully - a completion
-  marker.
+  the nonce behind the submission token, the generation number, the sha256 digest of the
+  request fingerprint, the digest of the id this generation replaced, and - once a try returned
+  successfully - a completion marker naming its job by digest. Digests keep the record a few
+  hundred bytes whatever the size of an id or a request, and keep requests (and the secrets
+  they may carry) out of the store. Fields this version does not know (written by a newer one)
+  are kept on every rewrite (:mod:`resumable_jobs.mixin.record`); a record that cannot be
+  read stops the try before anything is submitted (:mod:`resumable_jobs.mixin.record_reader`).
 
 Write order is what makes a crash at any point recoverable: the generation record is written
 before ``submit_job`` (so a retry knows a submission may be in flight and which token it used),
@@ -20,14 +24,12 @@ still removes them when the task succeeds, if a deployment wants that.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pydantic import JsonValue
+from resumable_jobs.mixin.record import Checkpoint
+from resumable_jobs.mixin.record_reader import RecordLocation, parse_record
 
 CHECKPOINT_SUFFIX = "_resumable"
-FORMAT_VERSION = 1
 
 
 def validate_external_id_key(key: object, *, owner: str) -> None:
@@ -55,55 +57,20 @@ def ensure_json_id(external_id: object, *, owner: str) -> None:
         ) from err
 
 
-@dataclass(frozen=True)
-class Completion:
-    """A try that returned successfully for this generation's job."""
-
-    external_id: Any
-    try_number: int | None = None
-    max_tries: int | None = None
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """The bookkeeping record of one submission generation."""
-
-    generation: int
-    nonce: str
-    fingerprint: str | None = None
-    superseded: Any = None
-    completed: Completion | None = None
-    version: int = field(default=FORMAT_VERSION)
-
-    @classmethod
-    def from_json(cls, raw: object) -> Checkpoint | None:
-        if not isinstance(raw, dict) or "generation" not in raw or "nonce" not in raw:
-            return None
-        completed = raw.get("completed")
-        return cls(
-            generation=int(raw["generation"]),
-            nonce=str(raw["nonce"]),
-            fingerprint=raw.get("fingerprint"),
-            superseded=raw.get("superseded"),
-            completed=Completion(**completed) if isinstance(completed, dict) else None,
-            version=int(raw.get("version", FORMAT_VERSION)),
-        )
-
-    def to_json(self) -> dict[str, JsonValue]:
-        # None is not a storable value (spec section 3), so absent fields are left out.
-        return {k: v for k, v in asdict(self).items() if v is not None}
-
-    def completed_with(self, completion: Completion) -> Checkpoint:
-        return replace(self, completed=completion)
+def is_empty_id(external_id: object) -> bool:
+    """True for a stored id that names no job: ``""``, ``[]`` or ``{}`` (upstream treats them as absent)."""
+    return isinstance(external_id, str | list | dict) and len(external_id) == 0
 
 
 class CheckpointStore:
     """The two keys of one operator in one task instance's ``task_state_store``."""
 
-    def __init__(self, task_state_store: Any, external_id_key: str) -> None:
+    def __init__(self, task_state_store: Any, external_id_key: str, *, ti: Any = None) -> None:
         self._store = task_state_store
         self.id_key = external_id_key
         self.checkpoint_key = f"{external_id_key}{CHECKPOINT_SUFFIX}"
+        #: Where the keys live, for messages that say how to reset them.
+        self.location = RecordLocation(self.id_key, self.checkpoint_key, ti)
 
     @staticmethod
     def _retention() -> Any:
@@ -112,14 +79,43 @@ class CheckpointStore:
         return NEVER_EXPIRE
 
     def load(self) -> tuple[Any, Checkpoint | None]:
-        """Return ``(stored external id or None, checkpoint or None)``."""
-        return self._store.get(self.id_key), Checkpoint.from_json(self._store.get(self.checkpoint_key))
+        """Return ``(stored external id or None, checkpoint or None)``.
 
-    def load_checkpoint(self) -> Checkpoint | None:
-        return Checkpoint.from_json(self._store.get(self.checkpoint_key))
+        Raises :class:`~resumable_jobs.mixin.errors.StoreRecordError` for a bookkeeping record
+        this version cannot use (:mod:`resumable_jobs.mixin.record_reader`).
+        """
+        stored_id = self._store.get(self.id_key)
+        return stored_id, self.load_checkpoint(stored_id)
+
+    def load_checkpoint(self, stored_id: Any = None) -> Checkpoint | None:
+        raw = self._store.get(self.checkpoint_key)
+        return None if raw is None else parse_record(raw, self.location, stored_id)
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._store.set(self.checkpoint_key, checkpoint.to_json(), retention=self._retention())
 
     def save_external_id(self, external_id: Any) -> None:
-        self._store.set(self.id_key, external_id, retention=self._retention())
+        """Persist the id; raise :class:`IdTooLargeToPersist` when the store refused it for its size."""
+        try:
+            self._store.set(self.id_key, external_id, retention=self._retention())
+        except Exception as error:
+            size, limit = len(json.dumps(external_id)), configured_value_limit()
+            if limit > 0 and size > limit:
+                raise IdTooLargeToPersist(size, limit) from error
+            raise
+
+
+class IdTooLargeToPersist(Exception):
+    """The store refused the id, and it is over ``[state_store] max_value_storage_bytes``."""
+
+    def __init__(self, size: int, limit: int) -> None:
+        self.size = size
+        self.limit = limit
+        super().__init__(f"{size} bytes as JSON, over [state_store] max_value_storage_bytes ({limit})")
+
+
+def configured_value_limit() -> int:
+    """``[state_store] max_value_storage_bytes`` (0: no limit), the size Airflow checks values against."""
+    from airflow.sdk import conf
+
+    return conf.getint("state_store", "max_value_storage_bytes", fallback=0)

@@ -22,7 +22,7 @@ import warnings
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 
-from resumable_jobs.mixin import construction
+from resumable_jobs.mixin import construction, parameters
 from resumable_jobs.mixin.checkpoint import validate_external_id_key
 from resumable_jobs.mixin.errors import ExternalJobFailed, JobNotFoundError
 from resumable_jobs.mixin.job_lifecycle import (
@@ -71,6 +71,11 @@ class ResumableJobContract(ABC):
 
     #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded).
     current_external_id: Any = None
+
+    #: Names of the operator's parameters that are poll intervals (seconds between status
+    #: checks): each must be a number >= 0, checked at construction with the mode flags
+    #: (:mod:`resumable_jobs.mixin.parameters`).
+    poll_interval_parameters: tuple[str, ...] = ()
 
     #: True restores upstream's behaviour on a worker's SIGTERM: cancel the job even though a
     #: retry would reconnect to it (also through ``default_args``).
@@ -350,7 +355,10 @@ class ResumableJobContract(ABC):
         if durable is None:
             return  # "not given": keep the default
         if not isinstance(durable, bool):
-            raise TypeError(f"durable must be True or False, got {durable!r}")
+            raise TypeError(
+                f"{type(self).__name__}: durable must be True or False (or None for the default: crash "
+                f"recovery on where Airflow supports it), got {durable!r} ({type(durable).__name__})"
+            )
         self.durable = durable
 
     def _accept_cancel_on_worker_shutdown(self, value: Any) -> None:
@@ -362,6 +370,7 @@ class ResumableJobContract(ABC):
 
     def _finish_resumable_construction(self) -> None:
         """Runs once after the outermost ``__init__``: checks, and the failure callback."""
+        parameters.check_common_parameters(self)
         self._validate_resumable_configuration()
         callbacks = list(getattr(self, "on_failure_callback", None) or ())
         if CANCEL_AFTER_FINAL_FAILURE not in callbacks and failure_callbacks_can_run():

@@ -24,10 +24,13 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import ResumableJobMixin as _SdkResumableJobMixin
 
 from resumable_jobs.mixin import telemetry
-from resumable_jobs.mixin.checkpoint import Checkpoint, CheckpointStore, Completion, ensure_json_id
+from resumable_jobs.mixin.checkpoint import CheckpointStore, IdTooLargeToPersist, ensure_json_id, is_empty_id
 from resumable_jobs.mixin.contract import SKIPPED_INITS, ResumableJobContract
 from resumable_jobs.mixin.decision import Action, Attempt, Decision, JobState, Reason, decide
-from resumable_jobs.mixin.errors import JobNotFoundError
+from resumable_jobs.mixin.digests import digest
+from resumable_jobs.mixin.errors import ExternalIdTooLarge, JobNotFoundError
+from resumable_jobs.mixin.record import Checkpoint, Completion
+from resumable_jobs.mixin.record_reader import shorten
 from resumable_jobs.mixin.tokens import build_token, new_nonce
 
 if TYPE_CHECKING:
@@ -64,11 +67,18 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             return self._run_without_store(context)
 
         self._begin_try(context, crash_recovery=True)
-        store = CheckpointStore(task_state_store, self.external_id_key)
-        stored_id, checkpoint = store.load()
-        self._resumable_checkpoint = checkpoint
-        fingerprint = self.request_fingerprint(context)
         ti = context.get("ti")
+        store = CheckpointStore(task_state_store, self.external_id_key, ti=ti)
+        stored_id, checkpoint = store.load()  # raises on a record it cannot use: nothing submitted
+        if is_empty_id(stored_id):
+            self.log.warning(
+                "task_state_store key %r holds an empty id (%r), which names no job: treating it as no stored id",
+                self.external_id_key,
+                stored_id,
+            )
+            stored_id = None
+        self._resumable_checkpoint = checkpoint
+        fingerprint = self._fingerprint_digest(context)
         decision = decide(
             stored_id=stored_id,
             checkpoint=checkpoint,
@@ -85,7 +95,7 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             self.log.info(telemetry.describe_resume(decision))
             external_id = decision.external_id
             if decision.adopted:
-                store.save_external_id(external_id)
+                self._persist_id(store, external_id)
         return self._continue_with_job(
             external_id, context, already_succeeded=decision.action is Action.ALREADY_SUCCEEDED
         )
@@ -101,18 +111,20 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         context: Context,
     ) -> Any:
         if decision.reason is Reason.REQUEST_CHANGED:
+            old = decision.previous_id
             self.log.warning(
-                "Not reconnecting to %s: %s (stored fingerprint %r, now %r); submitting a new job",
-                f"job {decision.previous_id!r}"
-                if decision.previous_id is not None
-                else "the job an earlier try was submitting",
+                "Not reconnecting to %s: %s (stored fingerprint %s, now %s). %s is not cancelled: it is "
+                "left running if it still runs, and this task no longer follows it (cancel it in the "
+                "external system if it must not finish). Submitting a new job.",
+                f"job {shorten(old)}" if old is not None else "the job an earlier try was submitting",
                 decision.reason.value,
                 checkpoint.fingerprint if checkpoint else None,
                 fingerprint,
+                f"Job {shorten(old)}" if old is not None else "Any job that try started",
             )
         if decision.new_generation or checkpoint is None:
-            checkpoint = Checkpoint(
-                generation=(checkpoint.generation + 1) if checkpoint else 1,
+            checkpoint = Checkpoint.following(
+                checkpoint,
                 nonce=new_nonce(),
                 fingerprint=fingerprint,
                 # whatever the id key holds now belongs to an earlier generation: a retry that
@@ -132,9 +144,32 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
                 return None
             self._job_lifecycle.follow(external_id)  # on_kill can cancel it before it is persisted
             ensure_json_id(external_id, owner=type(self).__name__)
-            store.save_external_id(external_id)
+            self._persist_id(store, external_id)
         self.log.info(telemetry.describe_submission(decision, external_id, checkpoint.generation))
         return external_id
+
+    def _fingerprint_digest(self, context: Context) -> str | None:
+        """The sha256 digest of ``request_fingerprint()``: the record and the log never hold the request."""
+        fingerprint = self.request_fingerprint(context)
+        return None if fingerprint is None else digest(fingerprint)
+
+    def _persist_id(self, store: CheckpointStore, external_id: Any) -> None:
+        """Write the id; one the store refuses for its size is cancelled, since no retry could find it."""
+        try:
+            store.save_external_id(external_id)
+        except IdTooLargeToPersist as too_large:
+            self._job_lifecycle.cancel_now(
+                external_id,
+                f"task_state_store cannot hold its id ({too_large}), so no retry could find it",
+                "as its id cannot be persisted",
+            )
+            raise ExternalIdTooLarge(
+                f"Job {shorten(external_id)} cannot be followed across tries: task_state_store refused its id "
+                f"under {store.id_key!r} ({too_large}). No retry could find the job, so it was cancelled (the "
+                "log says whether the cancellation went through) and the task fails without retrying. Raise "
+                "[state_store] max_value_storage_bytes (0 means no limit) or configure a [workers] "
+                "state_store_backend that holds large values, then clear the task."
+            ) from too_large
 
     def _resumes_with_store(self, context: Context) -> bool:
         return bool(self.durable) and context.get("task_state_store") is not None
@@ -161,18 +196,18 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         task_state_store = context.get("task_state_store")
         if not self.durable or task_state_store is None or external_id is None:
             return
-        store = CheckpointStore(task_state_store, self.external_id_key)
+        ti = self._context_ti(context)
+        store = CheckpointStore(task_state_store, self.external_id_key, ti=ti)
         # Loaded earlier in this try on the sync and submit-only paths; execute_complete runs in a
         # fresh process after deferral and reads it back.
-        checkpoint = getattr(self, "_resumable_checkpoint", None) or store.load_checkpoint()
+        checkpoint = getattr(self, "_resumable_checkpoint", None) or store.load_checkpoint(external_id)
         if checkpoint is None:
             # A job stored by another operator (upstream, before a migration): start bookkeeping.
             checkpoint = Checkpoint(generation=0, nonce=new_nonce())
-        ti = self._context_ti(context)
         store.save_checkpoint(
             checkpoint.completed_with(
-                Completion(
-                    external_id=external_id,
+                Completion.of(
+                    external_id,
                     try_number=getattr(ti, "try_number", None),
                     max_tries=getattr(ti, "max_tries", None),
                 )

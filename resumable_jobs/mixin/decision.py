@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from resumable_jobs.mixin.checkpoint import Checkpoint
+from resumable_jobs.mixin.record import Checkpoint
 
 
 class JobState(enum.Enum):
@@ -94,7 +94,7 @@ def decide(
     # The id key may still hold the job an earlier generation replaced: then the current
     # generation's own id was never persisted.
     current_id = stored_id
-    if checkpoint is not None and stored_id is not None and stored_id == checkpoint.superseded:
+    if checkpoint is not None and checkpoint.supersedes(stored_id):
         current_id = None
 
     if (
@@ -115,7 +115,7 @@ def decide(
         adopted = True
 
     completed = checkpoint.completed if checkpoint is not None else None
-    if completed is not None and completed.external_id == current_id:
+    if completed is not None and completed.is_for(current_id):
         if _same_task_attempt_cycle(completed.max_tries, attempt):
             return Decision(Action.ALREADY_SUCCEEDED, Reason.SUCCEEDED, external_id=current_id)
         return Decision(Action.SUBMIT, Reason.RERUN_AFTER_SUCCESS, new_generation=True, previous_id=current_id)

@@ -7,13 +7,7 @@ propagate. A dedicated exception is the only unambiguous way for ``get_job_statu
 
 from __future__ import annotations
 
-
-def _airflow_exception_base() -> type[Exception]:
-    try:
-        from airflow.sdk.exceptions import AirflowException
-    except ImportError:  # pragma: no cover - older Task SDKs
-        from airflow.exceptions import AirflowException
-    return AirflowException
+from resumable_jobs.shims.sdk_names import sdk_exception
 
 
 class JobNotFoundError(LookupError):
@@ -31,10 +25,38 @@ class JobNotFoundError(LookupError):
         super().__init__(f"{message}: {detail}" if detail else message)
 
 
-class ExternalJobFailed(_airflow_exception_base()):  # type: ignore[misc]
+class ExternalJobFailed(sdk_exception("AirflowException")):  # type: ignore[misc]
     """The external job ended without success, or its trigger reported an error.
 
     Subclasses ``AirflowException`` so Airflow's retry handling applies as for any task failure.
+    """
+
+
+class StoreRecordError(sdk_exception("AirflowException")):  # type: ignore[misc]
+    """The operator's bookkeeping record in ``task_state_store`` cannot be used; nothing was submitted.
+
+    Raised before anything is submitted, because submitting without knowing what an earlier try
+    did could start a duplicate job. The message names the store key, what is wrong and how to
+    fix or reset it. An ``AirflowException``: a retry tries again, so fixing the key (or, for a
+    newer record, upgrading the worker) while the task waits for its retry is enough.
+    """
+
+
+class DamagedRecordError(StoreRecordError):
+    """The record is not one this package wrote: not a JSON object, or a field of the wrong type."""
+
+
+class NewerRecordError(StoreRecordError):
+    """The record was written by a newer version of this package, in a format this one cannot read."""
+
+
+class ExternalIdTooLarge(sdk_exception("AirflowFailException")):  # type: ignore[misc]
+    """The job's id is too large for ``task_state_store``; the job was cancelled.
+
+    No retry could find a job whose id was never persisted, so the job is cancelled (through the
+    operator's ``cancel_job``) and the task fails without retries: every retry would submit a
+    job and hit the same limit. Raise ``[state_store] max_value_storage_bytes`` (or configure a
+    ``[workers] state_store_backend``) and clear the task.
     """
 
 
@@ -50,4 +72,12 @@ class WorkerShutdown(BaseException):
     """
 
 
-__all__ = ["ExternalJobFailed", "JobNotFoundError", "WorkerShutdown"]
+__all__ = [
+    "DamagedRecordError",
+    "ExternalIdTooLarge",
+    "ExternalJobFailed",
+    "JobNotFoundError",
+    "NewerRecordError",
+    "StoreRecordError",
+    "WorkerShutdown",
+]

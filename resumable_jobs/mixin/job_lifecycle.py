@@ -244,6 +244,16 @@ class JobLifecycle:
         )
         self._cancel(self.handled, "after the final failure", context)
 
+    # ------------------------------------------------------------------ the mixin's own reasons
+    def cancel_now(self, external_id: Any, reason: str, when: str) -> None:
+        """Cancel ``external_id`` at once: the mixin found that nothing could follow it (its id
+        cannot be persisted). Once per try, like every other verdict."""
+        if self.handled is not None:
+            return
+        self.follow(external_id)
+        self.handled = Decision(Verdict.CANCEL, reason)
+        self._cancel(self.handled, when)
+
     # ------------------------------------------------------------------ acting
     def _cancel(self, decision: Decision, when: str, context: Context | None = None) -> None:
         cancel_job(self._operator, self.job_id, context or self.context, decision, when)

@@ -23,6 +23,11 @@ def new_nonce() -> str:
     return secrets.token_hex(_NONCE_BYTES)
 
 
+def is_valid_nonce(nonce: object) -> bool:
+    """True for a nonce a token can be built from: a non-empty string of ``[A-Za-z0-9_-]``."""
+    return isinstance(nonce, str) and bool(nonce) and not _UNSAFE.search(nonce)
+
+
 def build_token(*, nonce: str, generation: int, task_id: str | None = None, map_index: int | None = None) -> str:
     """Return ``<task>[-m<index>]-g<generation>-<nonce>``, at most 64 characters of ``[A-Za-z0-9_-]``.
 
@@ -31,7 +36,7 @@ def build_token(*, nonce: str, generation: int, task_id: str | None = None, map_
     """
     if generation < 0:
         raise ValueError(f"generation must be >= 0, got {generation}")
-    if not nonce or _UNSAFE.search(nonce):
+    if not is_valid_nonce(nonce):
         raise ValueError(f"nonce must be a non-empty string of [A-Za-z0-9_-], got {nonce!r}")
     tail = f"g{generation}-{nonce}"
     label = _UNSAFE.sub("_", task_id or "").strip("_-")

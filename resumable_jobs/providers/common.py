@@ -11,16 +11,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from airflow.sdk import BaseOperatorLink
 
+from resumable_jobs.mixin.parameters import default_deferrable
+
 if TYPE_CHECKING:
     from airflow.models.taskinstancekey import TaskInstanceKey
     from airflow.sdk import BaseOperator
 
-
-def default_deferrable() -> bool:
-    """``[operators] default_deferrable``, read when an operator is built (not at import)."""
-    from airflow.sdk import conf
-
-    return conf.getboolean("operators", "default_deferrable", fallback=False)
+__all__ = ["XComUrlLink", "default_deferrable", "push_xcom"]
 
 
 class XComUrlLink(BaseOperatorLink):

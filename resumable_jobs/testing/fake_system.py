@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -47,6 +48,8 @@ class FakeJobSystem:
     searchable: bool = False
     jobs: dict[str, FakeJob] = field(default_factory=dict)
     fail_next: int = 0
+    #: Pad new ids to this many characters (0: ``job-N``), for systems whose ids are long.
+    id_length: int = 0
 
     _registry: ClassVar[dict[str, FakeJobSystem]] = {}
     _ids: ClassVar[itertools.count] = itertools.count(1)
@@ -65,7 +68,9 @@ class FakeJobSystem:
                 for job in self.jobs.values():
                     if job.token == token:
                         return job.job_id
-            job = FakeJob(f"job-{next(self._ids)}", payload, token, will_fail=self.fail_next > 0)
+            job_id = f"job-{next(self._ids)}"
+            job_id = job_id.ljust(self.id_length, "x")  # unchanged when id_length is 0
+            job = FakeJob(job_id, payload, token, will_fail=self.fail_next > 0)
             self.fail_next = max(0, self.fail_next - 1)
             self.jobs[job.job_id] = job
             return job.job_id
@@ -134,6 +139,7 @@ class FakeJobOperator(ResumableJobMixin, BaseOperator):
         *,
         system: FakeJobSystem,
         payload: Any = None,
+        fingerprint_excludes: Sequence[str] = (),
         deferrable: bool = False,
         wait_for_termination: bool = True,
         **kwargs: Any,
@@ -141,6 +147,8 @@ class FakeJobOperator(ResumableJobMixin, BaseOperator):
         super().__init__(**kwargs)
         self.system_name = system.name
         self.payload = payload
+        #: Payload keys left out of the request fingerprint: secrets, and values that change per try.
+        self.fingerprint_excludes = tuple(fingerprint_excludes)
         self.deferrable = deferrable
         self.wait_for_termination = wait_for_termination
 
@@ -178,7 +186,20 @@ class FakeJobOperator(ResumableJobMixin, BaseOperator):
         return FakeJobTrigger(self.system_name, external_id)
 
     def request_fingerprint(self, context: Any) -> str | None:
-        return None if self.payload is None else repr(self.payload)
+        """What chooses the job: the rendered payload, as canonical JSON, without ``fingerprint_excludes``.
+
+        The mixin stores and logs only the sha256 digest of this string, never the string. Still
+        leave secrets out (a digest of a request whose only unknown is a short password can be
+        found by guessing) and anything that differs between tries of one task instance - a
+        ``{{ ti.try_number }}`` or a timestamp taken at render time - or no retry would ever
+        reconnect: each would look like a new request.
+        """
+        if self.payload is None:
+            return None
+        chosen = self.payload
+        if isinstance(chosen, dict) and self.fingerprint_excludes:
+            chosen = {key: value for key, value in chosen.items() if key not in self.fingerprint_excludes}
+        return json.dumps(chosen, sort_keys=True, default=str)
 
     def cancel_job(self, external_id: Any, context: Any) -> None:
         self.system.cancel(external_id)

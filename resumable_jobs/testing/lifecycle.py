@@ -96,9 +96,9 @@ def expected_to_cancel(case: LifecycleCase, crash_recovery: bool) -> bool:
 
 
 def _timeout_error() -> type[BaseException]:
-    from airflow.sdk.exceptions import AirflowTaskTimeout
+    from resumable_jobs.shims.sdk_names import sdk_exception
 
-    return AirflowTaskTimeout
+    return sdk_exception("AirflowTaskTimeout")
 
 
 def _record(operator: Any, outcome: LifecycleOutcome, *, sigterm_in_submit: bool = False) -> Any:

@@ -2,9 +2,11 @@
 
 Why strict: a test double that accepts what Airflow rejects hides bugs until production. This
 one rejects ``None`` (the SDK does), values that are not plain JSON (the API server validates
-them), and values over ``max_value_storage_bytes`` (the API server refuses them; 64 KiB by
-default, 0 for no limit). It also records every operation, so a test can assert *how* an
-operator used the store - how many round trips, which retention, in which order.
+them), and values over ``max_value_storage_bytes`` (64 KiB by default, 0 for no limit: the
+public REST API refuses them, and so may a custom backend; Airflow 3.3's worker path writes
+them with a warning, so this store is the strictest case). It also records every operation, so
+a test can assert *how* an operator used the store - how many round trips, which retention, in
+which order.
 """
 
 from __future__ import annotations

@@ -8,9 +8,10 @@ reconnected, what the task returned, what was logged.
 from __future__ import annotations
 
 import pytest
-from airflow.sdk.exceptions import TaskDeferred
 
 from resumable_jobs import ExternalJobFailed
+from resumable_jobs.mixin.digests import digest
+from resumable_jobs.shims.sdk_names import sdk_exception
 from resumable_jobs.testing import (
     CrashPoint,
     FakeTaskInstance,
@@ -22,6 +23,8 @@ from resumable_jobs.testing import (
     run_try,
 )
 from resumable_jobs.testing.fake_system import FakeJobOperator
+
+TaskDeferred = sdk_exception("TaskDeferred")
 
 pytestmark = pytest.mark.durable_only
 
@@ -175,7 +178,7 @@ def test_failed_job_is_replaced_by_a_new_generation(system):
     assert failed.token != replacement.token
     assert result["job_id"] == replacement.job_id
     assert store.get(CHECKPOINT_KEY)["generation"] == 2
-    assert store.get(CHECKPOINT_KEY)["superseded"] == failed.job_id
+    assert store.get(CHECKPOINT_KEY)["superseded_sha256"] == digest(failed.job_id)
 
 
 def test_job_the_system_forgot_is_resubmitted(system, task_logs):

@@ -14,12 +14,12 @@ from types import SimpleNamespace
 
 import pytest
 from airflow.sdk import DAG, BaseOperator
-from airflow.sdk.exceptions import AirflowFailException
 
 from resumable_jobs import ResumableJobMixin
 from resumable_jobs.mixin import own_state
 from resumable_jobs.mixin.errors import WorkerShutdown
 from resumable_jobs.mixin.job_lifecycle import CANCEL_AFTER_FINAL_FAILURE, retry_follows
+from resumable_jobs.shims.sdk_names import sdk_exception
 from resumable_jobs.testing import (
     CrashPoint,
     FakeTaskInstance,
@@ -132,7 +132,8 @@ def test_every_resumable_operator_carries_the_failure_callback_after_the_users_o
     with DAG("d", schedule=None):
         op = FakeJobOperator(task_id="t", system=SimpleNamespace(name="n"), on_failure_callback=mine)
     assert list(op.on_failure_callback) == [mine, CANCEL_AFTER_FINAL_FAILURE]
-    assert op.has_on_failure_callback
+    if hasattr(BaseOperator, "has_on_failure_callback"):  # what Airflow 3.1+ asks before running callbacks
+        assert op.has_on_failure_callback
 
 
 def test_the_callback_on_a_fresh_copy_cancels_the_job_it_finds_in_xcom(system, task_logs):
@@ -261,7 +262,7 @@ def test_the_servers_should_retry_decides_whether_a_retry_follows():
 
 
 def test_airflow_fail_exception_means_no_retry_whatever_the_retries_left():
-    assert retry_follows({"ti": FakeTaskInstance(max_tries=3)}, AirflowFailException("stop")) is False
+    assert retry_follows({"ti": FakeTaskInstance(max_tries=3)}, sdk_exception("AirflowFailException")("stop")) is False
 
 
 def test_without_a_task_instance_it_cannot_tell():

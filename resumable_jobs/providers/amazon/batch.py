@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
+from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, owner_of
 from resumable_jobs.providers.amazon import links, status
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.common import default_deferrable, push_xcom
@@ -70,6 +71,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
 
     external_id_key = "batch_job_id"
     external_id_xcom_key = JOB_ID_XCOM_KEY
+    poll_interval_parameters = ("poll_interval",)
     ui_color = "#c3dae0"
 
     template_fields: Sequence[str] = (
@@ -157,7 +159,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.max_retries = max_retries
         self.status_retries = status_retries
         self.tags = tags or {}
-        self.wait_for_termination = _resolve_wait(wait_for_termination, wait_for_completion)
+        self.wait_for_termination = _resolve_wait(wait_for_termination, wait_for_completion, owner=owner_of(self))
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = poll_interval
         self.awslogs_enabled = awslogs_enabled
@@ -394,15 +396,16 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         return f"{trigger_message} (job status now {job.get('status')})"
 
 
-def _resolve_wait(wait_for_termination: bool | None, wait_for_completion: bool | None) -> bool:
+def _resolve_wait(wait_for_termination: bool | None, wait_for_completion: bool | None, *, owner: str) -> bool | None:
+    """One value from the two names (None: neither given, the mixin's default applies)."""
+    default, default_text = MODE_FLAGS["wait_for_termination"]
+    for name, value in (("wait_for_termination", wait_for_termination), ("wait_for_completion", wait_for_completion)):
+        flag(name, value, default=default, default_text=default_text, owner=owner)  # a TypeError unless bool/None
     if wait_for_termination is not None and wait_for_completion is not None:
-        if bool(wait_for_termination) != bool(wait_for_completion):
+        if wait_for_termination != wait_for_completion:
             raise ValueError(
                 f"wait_for_termination={wait_for_termination!r} and wait_for_completion={wait_for_completion!r} "
                 "contradict each other; wait_for_completion is the upstream name of wait_for_termination: "
                 "pass only one."
             )
-    for value in (wait_for_termination, wait_for_completion):
-        if value is not None:
-            return bool(value)
-    return True
+    return wait_for_termination if wait_for_termination is not None else wait_for_completion

@@ -65,6 +65,8 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
     ui_fgcolor = "#fff"
     operator_extra_links = (DatabricksRunPageLink(),)
 
+    poll_interval_parameters: ClassVar[tuple[str, ...]] = ("polling_period_seconds",)
+
     #: Reported to Databricks in the user agent.
     hook_caller: ClassVar[str] = "DatabricksRunOperator"
 
@@ -287,6 +289,6 @@ def openlineage_default(value: bool | None, option: str) -> bool:
     """An explicit ``openlineage_inject_*`` argument, else ``[openlineage] <option>`` (default False)."""
     if value is not None:
         return value
-    from airflow.sdk import conf
+    from resumable_jobs.shims.sdk_names import airflow_conf
 
-    return conf.getboolean("openlineage", option, fallback=False)
+    return airflow_conf().getboolean("openlineage", option, fallback=False)

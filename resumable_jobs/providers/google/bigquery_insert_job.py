@@ -85,6 +85,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
 
     external_id_key = "bigquery_job_id"
     external_id_xcom_key = JOB_ID_XCOM_KEY
+    poll_interval_parameters = ("poll_interval",)
 
     template_fields: Sequence[str] = (
         "configuration",

@@ -44,9 +44,9 @@ class SparkRestEndpoint:
 
 def resolve_endpoint(conn_id: str) -> SparkRestEndpoint:
     """Look ``conn_id`` up through Airflow (secrets backends, env vars, the API server)."""
-    from airflow.sdk import BaseHook
+    from resumable_jobs.shims.sdk_names import base_hook
 
-    return endpoint_from_connection(BaseHook.get_connection(conn_id))
+    return endpoint_from_connection(base_hook().get_connection(conn_id))
 
 
 def endpoint_from_connection(conn: Any) -> SparkRestEndpoint:

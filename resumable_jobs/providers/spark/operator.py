@@ -75,6 +75,7 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
 
     external_id_key = "spark_driver_id"
     external_id_xcom_key = XCOM_DRIVER_ID_KEY
+    poll_interval_parameters = ("status_poll_interval",)
     ui_color = "#FF9933"
 
     template_fields: Sequence[str] = (

@@ -8,12 +8,16 @@ import sys
 
 PROBE = """
 import json, sys
-import airflow.sdk
+from airflow.sdk import BaseOperator
+class Plain(BaseOperator):
+    def execute(self, context):
+        pass
+Plain(task_id="plain")  # what any operator costs (Airflow 3.0 loads its bundled providers here)
 baseline = set(sys.modules)
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 DatabricksSubmitRunOperator(task_id="a", tasks=[{"task_key": "x"}], deferrable=True)
 DatabricksRunNowOperator(task_id="b", job_id=1)
-print(json.dumps({"new": sorted(set(sys.modules) - baseline), "all": sorted(sys.modules)}))
+print(json.dumps({"new": sorted(set(sys.modules) - baseline), "all": sorted(sys.modules), "airflow": sorted(baseline)}))
 """
 
 HEAVY = (
@@ -48,4 +52,4 @@ def test_import_and_construction_load_no_provider_modules_and_no_http_clients():
         "airflow.providers.databricks.triggers.databricks",
         "aiohttp",
     ):
-        assert heavy not in loaded
+        assert heavy not in loaded or heavy in modules["airflow"]  # Airflow 3.0's BaseOperator loads aiohttp

@@ -388,7 +388,7 @@ def test_below_3_3_every_retry_inserts_a_new_job_on_the_deferrable_path(bigquery
 
 @pytest.mark.shim_only
 def test_below_3_3_explicit_durable_warns_and_still_inserts_a_job(bigquery):
-    with pytest.warns(UserWarning, match=r"durable= has no effect on Airflow 3\.2"):
+    with pytest.warns(UserWarning, match=r"durable= has no effect on Airflow 3\.[0-2]\."):
         op = _op(durable=True)
     store = InMemoryTaskStateStore()
     result = run_try(op, _context(store))

@@ -147,7 +147,7 @@ def test_durable_false_submits_on_every_try(master):
 
 @pytest.mark.shim_only
 def test_pre33_explicit_durable_warns_that_it_has_no_effect():
-    with pytest.warns(UserWarning, match=r"durable= has no effect on Airflow 3\.2.*needs Airflow 3\.3"):
+    with pytest.warns(UserWarning, match=r"durable= has no effect on Airflow 3\.[0-2]\..*needs Airflow 3\.3"):
         _factory(durable=True)()
 
 

@@ -104,7 +104,8 @@ def test_on_kill_kills_the_running_driver(cluster):
 
     def run() -> None:
         try:
-            run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+            # the Execution API says what a task marked failed while running says
+            run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance(api_state="failed")))
         except BaseException as error:  # noqa: BLE001 - handed to the test thread
             outcome["error"] = error
 

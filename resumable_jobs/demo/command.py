@@ -21,6 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=30,
         help="spark backend: how long the demo's Spark job runs (the worker is killed while it runs)",
     )
+    parser.add_argument(
+        "--kill",
+        choices=["sigkill", "sigterm"],
+        default="sigkill",
+        help="spark backend: how the worker dies. sigkill: the task process is killed outright (an "
+        "OOM kill); sigterm: the task's supervisor gets SIGTERM, as in a pod eviction or a deploy - "
+        "the driver is kept and the retry reconnects",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
             return run_batch_demo(out=sys.stdout)
         from resumable_jobs.demo.spark_demo import run_spark_demo
 
-        return run_spark_demo(job_seconds=args.job_seconds, out=sys.stdout)
+        return run_spark_demo(job_seconds=args.job_seconds, kill=args.kill, out=sys.stdout)
     except (RuntimeError, TimeoutError) as error:
         print(f"demo failed: {error}", file=sys.stderr)
         return 1

@@ -2,12 +2,16 @@
 
 What it is for: showing, on one machine and in about two minutes, what the package does - a task
 submits a Spark driver, its worker process is SIGKILLed while the driver runs, Airflow retries
-the task, and the retry reconnects to the same driver instead of submitting another one.
+the task, and the retry reconnects to the same driver instead of submitting another one. With
+``--kill sigterm`` the worker is shut down instead (SIGTERM to the task's supervisor, as a pod
+eviction or a deploy does): the task keeps the driver, ends its try at once, and the retry
+reconnects.
 
 How it works: it starts a local Spark standalone cluster (:class:`LocalSparkCluster`) and an
 embedded Airflow 3.3 (:class:`EmbeddedAirflow`: api-server, LocalExecutor, SQLite), runs the
 demo DAG with ``airflow dags test --use-executor``, waits until the master reports the driver
-RUNNING, SIGKILLs the task process from outside, and follows the retry. Progress lines appear
+RUNNING, SIGKILLs the task process (or SIGTERMs its supervisor) from outside, and follows the
+retry. Progress lines appear
 as it goes; a timeline closes the run. Everything it started is stopped on exit, Ctrl-C
 included.
 
@@ -17,6 +21,7 @@ and exits when either is missing.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -40,7 +45,7 @@ JAVA_HELP = (
 )
 
 
-def run_spark_demo(*, job_seconds: int = 30, out: TextIO = sys.stdout) -> int:
+def run_spark_demo(*, job_seconds: int = 30, kill: str = "sigkill", out: TextIO = sys.stdout) -> int:
     """Run the demo; return the process exit code (0 when the retry reconnected)."""
     if not require_durable_airflow(out):
         return 2
@@ -74,7 +79,7 @@ def run_spark_demo(*, job_seconds: int = 30, out: TextIO = sys.stdout) -> int:
             }
             with EmbeddedAirflow(HERE / "dags", home=workdir / "airflow-home", extra_env=env) as airflow:
                 timeline.progress(f"Airflow {installed_airflow_version()} ready (api-server on 127.0.0.1:{airflow.port})")
-                return _drive(airflow, cluster, state_dir, timeline)
+                return _drive(airflow, cluster, state_dir, timeline, kill)
         finally:
             timeline.progress("stopping the Spark cluster")
             cluster.stop()
@@ -85,7 +90,7 @@ def run_spark_demo(*, job_seconds: int = 30, out: TextIO = sys.stdout) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _drive(airflow: Any, cluster: Any, state_dir: Path, timeline: Timeline) -> int:
+def _drive(airflow: Any, cluster: Any, state_dir: Path, timeline: Timeline, kill: str = "sigkill") -> int:
     drivers_before = {d["id"] for d in cluster.list_drivers()}
     process = airflow.start_dag_test(DAG_ID)
     timeline.progress(f"running DAG {DAG_ID} (task {TASK_ID!r}, retries=2) ...")
@@ -95,8 +100,19 @@ def _drive(airflow: Any, cluster: Any, state_dir: Path, timeline: Timeline) -> i
     timeline.event(f"try 1 submitted driver {driver_id}")
     wait_for(lambda: cluster.driver_state(driver_id) == "RUNNING" or None, timeline, f"driver {driver_id} to run", process)
     timeline.progress(f"driver {driver_id} is RUNNING on the cluster")
-    os.kill(first["pid"], signal.SIGKILL)
-    timeline.event(f"worker killed with SIGKILL (task process pid {first['pid']}) while driver {driver_id} runs")
+    if kill == "sigterm":
+        os.kill(first["supervisor_pid"], signal.SIGTERM)
+        timeline.event(
+            f"worker shutting down: SIGTERM to the task's supervisor (pid {first['supervisor_pid']}, as a pod "
+            f"eviction sends it) while driver {driver_id} runs"
+        )
+        kept = wait_for(
+            lambda: _log_line(airflow.task_log(DAG_ID, TASK_ID, 1), "keeping job"), timeline, "try 1 to decide", process
+        )
+        timeline.event(f"try 1 logged \"{kept.split(' (', 1)[0]}\" and ended at once")
+    else:
+        os.kill(first["pid"], signal.SIGKILL)
+        timeline.event(f"worker killed with SIGKILL (task process pid {first['pid']}) while driver {driver_id} runs")
 
     second = wait_for(lambda: read_record(state_dir, "try-2"), timeline, "Airflow to retry the task", process, timeout=300)
     same = second["driver_id"] == driver_id
@@ -130,3 +146,14 @@ def _drive(airflow: Any, cluster: Any, state_dir: Path, timeline: Timeline) -> i
     )
     ok = same and task_state == "success" and len(new_drivers) == 1 and state == "FINISHED"
     return 0 if ok else 1
+
+
+def _log_line(log: str, text: str) -> str | None:
+    """The event text of the first log line containing ``text`` (task logs are JSON lines)."""
+    for line in log.splitlines():
+        if text in line:
+            try:
+                return str(json.loads(line).get("event", line))
+            except ValueError:
+                return line
+    return None

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -78,10 +79,13 @@ class EmbeddedAirflow:
             "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{self.home / 'airflow.db'}",
             "AIRFLOW__LOGGING__BASE_LOG_FOLDER": str(self.home / "logs"),
             "AIRFLOW__SCHEDULER__STANDALONE_DAG_PROCESSOR": "False",
+            # a throwaway instance on 127.0.0.1: every REST caller is an admin (GET /auth/token)
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",
             **(extra_env or {}),
         }
         self._api: subprocess.Popen | None = None
         self._runs: list[subprocess.Popen] = []
+        self._token: str | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> EmbeddedAirflow:
@@ -181,6 +185,34 @@ class EmbeddedAirflow:
             stop_group(process)  # the executor's workers too, if any outlived it
             self._runs.remove(process)
         return 0 if self.dag_run_state(dag_id) == "success" else 1
+
+    def dag_run_id(self, dag_id: str) -> str | None:
+        """Run id of the DAG's latest run, or None before it exists."""
+        try:
+            rows = self._query("SELECT run_id FROM dag_run WHERE dag_id = ? ORDER BY id DESC LIMIT 1", (dag_id,))
+        except sqlite3.Error:
+            return None
+        return rows[0][0] if rows else None
+
+    def rest(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        """Call the public REST API (``/api/v2/...``) as an admin; return the decoded answer."""
+        if self._token is None:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/auth/token", timeout=10) as answer:
+                self._token = json.load(answer)["access_token"]
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            method=method,
+            data=json.dumps(body).encode() if body is not None else None,
+            headers={"Authorization": f"Bearer {self._token}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return json.load(answer)
+
+    def set_task_instance_state(self, dag_id: str, task_id: str, state: str) -> Any:
+        """Mark the latest run's task instance ``state`` through the REST API, as a user in the UI does."""
+        run_id = self.dag_run_id(dag_id)
+        path = f"/api/v2/dags/{dag_id}/dagRuns/{urllib.parse.quote(str(run_id), safe='')}/taskInstances/{task_id}"
+        return self.rest("PATCH", path, {"new_state": state})
 
     def dag_run_state(self, dag_id: str) -> str | None:
         """State of the DAG's latest run, or None before it exists."""

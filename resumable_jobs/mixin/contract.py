@@ -8,8 +8,10 @@ implements once and that behave the same on every Airflow version. Airflow 3.3+ 
 
 How it works: this class owns what does not depend on the store - construction checks, the three
 execution modes once a job id is known (poll, defer, or return the id), ``execute_complete`` for
-trigger events, and the store-less path. The subclasses own the decision of *which* job id a try
-continues with.
+trigger events, the store-less path, and the job's lifecycle (``on_kill``, a try failing while
+its job runs, the failure callback: :mod:`resumable_jobs.mixin.job_lifecycle`), so operators
+implement ``cancel_job`` and never ``on_kill``. The subclasses own the decision of *which* job id
+a try continues with.
 
 What it does not do: it never talks to ``task_state_store``; that is the core mixin's job alone.
 """
@@ -22,7 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 from resumable_jobs.mixin import construction
 from resumable_jobs.mixin.checkpoint import validate_external_id_key
-from resumable_jobs.mixin.errors import ExternalJobFailed
+from resumable_jobs.mixin.errors import ExternalJobFailed, JobNotFoundError
+from resumable_jobs.mixin.job_lifecycle import CANCEL_AFTER_FINAL_FAILURE, JobLifecycle, retry_follows
+from resumable_jobs.mixin.lifecycle import Situation
 from resumable_jobs.mixin.tokens import one_off_token
 
 if TYPE_CHECKING:
@@ -55,9 +59,17 @@ class ResumableJobContract(ABC):
     #: state (the pre-3.3 shim, ``durable=False``), whose token is new on every try.
     submission_generation: int | None = None
 
-    #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded);
-    #: ``on_kill`` implementations cancel this one.
+    #: XCom key the mixin pushes the job id under as soon as a try follows a job, on every path
+    #: (None: ``external_id_key``). The failure callback of a worker that died on its last try
+    #: reads it back to cancel the job; ``do_xcom_push=False`` turns the push off.
+    external_id_xcom_key: str | None = None
+
+    #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded).
     current_external_id: Any = None
+
+    #: True restores upstream's behaviour on a worker's SIGTERM: cancel the job even though a
+    #: retry would reconnect to it (also through ``default_args``).
+    cancel_on_worker_shutdown: bool = False
 
     #: Marks classes that are mixin layers rather than operators (no construction wrapping).
     _resumable_mixin_layer = True
@@ -72,9 +84,10 @@ class ResumableJobContract(ABC):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # Reached with the operator's arguments when the mixin comes before BaseOperator in the
         # bases, and with none when BaseOperator comes first (it calls super().__init__() bare).
-        durable = kwargs.pop("durable", construction.UNSET)
-        if durable is not construction.UNSET:
-            self._accept_durable(durable)
+        for name in construction.MIXIN_PARAMETERS:
+            value = kwargs.pop(name, construction.UNSET)
+            if value is not construction.UNSET:
+                construction.accept(self, name, value)
         _init_next_after_mixin(self, args, kwargs)
 
     # ----------------------------------------------------------------- the spec's six methods
@@ -133,6 +146,18 @@ class ResumableJobContract(ABC):
         """
         return None
 
+    def cancel_job(self, external_id: JsonValue, context: Context) -> None:
+        """Cancel the job: the cancellation call alone, no decision.
+
+        The mixin decides when (the job-lifecycle table in DESIGN.md): it calls this when the
+        task was stopped on purpose, ``execution_timeout`` fired, or a try fails on its last
+        try while the job still runs - and not when a worker shuts down while a retry will
+        reconnect to the job. ``context`` may be a callback's context (the dag-processor's, for
+        a worker that died on its last try). Without an implementation such jobs are left
+        running, with a WARNING.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not implement cancel_job()")
+
     def on_job_selected(self, external_id: JsonValue, context: Context) -> None:
         """Called once per try as soon as the job this try follows is known, on every path.
 
@@ -162,16 +187,28 @@ class ResumableJobContract(ABC):
                 "{'status': 'success' | 'error', 'external_id': ..., 'message': str}"
             )
         external_id = event.get("external_id")
+        self._begin_try(context, crash_recovery=self._resumes_with_store(context))
         self._select_job(external_id, context)
         if event["status"] == EVENT_ERROR:
             message = event.get("message") or "the trigger reported an error without a message"
-            raise ExternalJobFailed(f"Job {external_id!r} did not succeed: {message}")
+            error = ExternalJobFailed(f"Job {external_id!r} did not succeed: {message}")
+            self._job_lifecycle.after_failure(error)
+            raise error
         return self._finish_succeeded_job(external_id, context)
 
     def _select_job(self, external_id: Any, context: Context) -> None:
         self.current_external_id = external_id
         if external_id is not None:
+            self._job_lifecycle.follow(external_id)
+            # For the failure callback of a worker that died on its last try: the dag-processor
+            # that runs it can read XCom, not task_state_store.
+            if getattr(self, "do_xcom_push", True):
+                _push_xcom(context, self._job_id_xcom_key, external_id)
             self.on_job_selected(external_id, context)
+
+    @property
+    def _job_id_xcom_key(self) -> str:
+        return self.external_id_xcom_key or self.external_id_key
 
     def _continue_with_job(self, external_id: Any, context: Context, *, already_succeeded: bool = False) -> Any:
         """Given the job this try follows, finish the try in the configured mode.
@@ -182,18 +219,23 @@ class ResumableJobContract(ABC):
         self._select_job(external_id, context)
         if not self.resumable_waits:
             self._record_task_completion(external_id, context)
+            self._job_lifecycle.done_with_job()  # the downstream sensor follows it from here
             return external_id
         if already_succeeded:
             return self._finish_succeeded_job(external_id, context)
         if self.resumable_deferrable:
-            self.defer(  # type: ignore[attr-defined]
-                trigger=self.build_trigger(external_id, context),
-                method_name="execute_complete",
-            )
-        self.poll_until_complete(external_id, context)
+            trigger = self.build_trigger(external_id, context)
+            self._job_lifecycle.done_with_job()  # the trigger follows the job from here
+            self.defer(trigger=trigger, method_name="execute_complete")  # type: ignore[attr-defined]
+        try:
+            self.poll_until_complete(external_id, context)
+        except Exception as error:
+            self._job_lifecycle.after_failure(error)
+            raise
         return self._finish_succeeded_job(external_id, context)
 
     def _finish_succeeded_job(self, external_id: Any, context: Context) -> Any:
+        self._job_lifecycle.done_with_job()
         result = self.get_job_result(external_id, context)
         self._record_task_completion(external_id, context)
         return result
@@ -204,12 +246,15 @@ class ResumableJobContract(ABC):
     def _run_without_store(self, context: Context) -> Any:
         """Submit a new job on every try: shim, ``durable=False``, or no ``task_state_store``."""
         ti = context.get("ti")
+        self._begin_try(context, crash_recovery=False)
         self.submission_generation = 0
         self.submission_token = one_off_token(
             task_id=getattr(ti, "task_id", None) or getattr(self, "task_id", None),
             map_index=getattr(ti, "map_index", None),
         )
-        external_id = self.submit_job(context)
+        with self._job_lifecycle.critical():
+            external_id = self.submit_job(context)
+            self._job_lifecycle.follow(external_id)  # on_kill can cancel it from here on
         self._log_submission(external_id)
         return self._continue_with_job(external_id, context)
 
@@ -223,6 +268,78 @@ class ResumableJobContract(ABC):
         else:
             self.log.info("Submitted job %r without crash recovery", external_id)  # type: ignore[attr-defined]
 
+    # ----------------------------------------------------------------- the job's lifecycle
+    def on_kill(self) -> None:
+        """Keep or cancel the job this try follows (the job-lifecycle rule; never override this).
+
+        Airflow calls it on SIGTERM (a worker shutting down, or a task stopped on purpose) and
+        when ``execution_timeout`` fires. Operators implement ``cancel_job`` instead.
+        """
+        self._job_lifecycle.on_kill()
+
+    @property
+    def _job_lifecycle(self) -> JobLifecycle:
+        # Created on first use at run time, never at DAG parse time, so operators stay copyable.
+        lifecycle = self.__dict__.get("_resumable_job_lifecycle")
+        if lifecycle is None:
+            lifecycle = JobLifecycle(self)
+            self.__dict__["_resumable_job_lifecycle"] = lifecycle
+        return lifecycle
+
+    def _begin_try(self, context: Context, *, crash_recovery: bool) -> None:
+        self._job_lifecycle.start_try(context, crash_recovery=crash_recovery)
+
+    def _resumes_with_store(self, context: Context) -> bool:
+        """Whether a try resumed from a trigger keeps state for its retries (the core mixin's answer)."""
+        return False
+
+    def _lifecycle_situation(self, context: Context, error: BaseException | None = None) -> Situation:
+        return Situation(
+            crash_recovery=self._job_lifecycle.crash_recovery,
+            retry_follows=retry_follows(context, error),
+            cancel_on_worker_shutdown=bool(self.cancel_on_worker_shutdown),
+        )
+
+    def _cancellation_disabled_reason(self) -> str | None:
+        """Why this operator must never cancel its job (BigQuery's ``cancel_on_kill=False``), or None."""
+        return None
+
+    def _job_still_active(self, external_id: Any, context: Context) -> bool | None:
+        """Ask the external system; None when it cannot say (the reason is logged)."""
+        try:
+            return bool(self.is_job_active(self.get_job_status(external_id, context)))
+        except JobNotFoundError:
+            return False
+        except Exception as err:  # noqa: BLE001 - the caller decides what an unknown status means
+            self.log.warning("Could not read the status of job %r: %s: %s", external_id, type(err).__name__, err)  # type: ignore[attr-defined]
+            return None
+
+    def _job_id_from_xcom(self, context: Context) -> Any:
+        """The job id a try pushed to XCom (see ``_select_job``), or None."""
+        ti = context.get("ti")
+        if ti is None:
+            return None
+        map_index = getattr(ti, "map_index", None)
+        try:
+            kwargs: dict[str, Any] = {"task_ids": ti.task_id, "key": self._job_id_xcom_key}
+            if isinstance(map_index, int) and map_index >= 0:
+                kwargs["map_indexes"] = map_index
+            return ti.xcom_pull(**kwargs)
+        except Exception as err:  # noqa: BLE001 - a callback must not fail over a lookup
+            self.log.warning("Could not read the job id from XCom %r: %s", self._job_id_xcom_key, err)  # type: ignore[attr-defined]
+            return None
+
+    def _render_for_callback(self, context: Context) -> None:
+        """Render template fields in a callback's fresh copy of the operator, so ``cancel_job`` sees them."""
+        try:
+            self.render_template_fields(context)  # type: ignore[attr-defined]
+        except Exception as err:  # noqa: BLE001 - unrendered fields are still worth a cancel attempt
+            self.log.debug("Could not render template fields for the failure callback: %s", err)  # type: ignore[attr-defined]
+
+    def _after_final_failure(self, context: Context) -> None:
+        """The failure callback's work (see :class:`~resumable_jobs.mixin.job_lifecycle.CancelAfterFinalFailure`)."""
+        self._job_lifecycle.after_final_failure(context)
+
     # ----------------------------------------------------------------- construction
     def _accept_durable(self, durable: Any) -> None:
         if durable is None:
@@ -230,6 +347,20 @@ class ResumableJobContract(ABC):
         if not isinstance(durable, bool):
             raise TypeError(f"durable must be True or False, got {durable!r}")
         self.durable = durable
+
+    def _accept_cancel_on_worker_shutdown(self, value: Any) -> None:
+        if value is None:
+            return
+        if not isinstance(value, bool):
+            raise TypeError(f"cancel_on_worker_shutdown must be True or False, got {value!r}")
+        self.cancel_on_worker_shutdown = value
+
+    def _finish_resumable_construction(self) -> None:
+        """Runs once after the outermost ``__init__``: checks, and the failure callback."""
+        self._validate_resumable_configuration()
+        callbacks = list(getattr(self, "on_failure_callback", None) or ())
+        if CANCEL_AFTER_FINAL_FAILURE not in callbacks:
+            self.on_failure_callback = [*callbacks, CANCEL_AFTER_FINAL_FAILURE]
 
     def _validate_resumable_configuration(self) -> None:
         """Checks that need the finished operator (runs after the outermost ``__init__``)."""
@@ -248,6 +379,12 @@ class ResumableJobContract(ABC):
                 "but does not implement build_trigger(external_id, context), so it cannot defer. "
                 "Implement build_trigger or set deferrable=False."
             )
+
+
+def _push_xcom(context: Any, key: str, value: Any) -> None:
+    ti = context.get("ti") if hasattr(context, "get") else None
+    if ti is not None:
+        ti.xcom_push(key=key, value=value)
 
 
 def _init_next_after_mixin(instance: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:

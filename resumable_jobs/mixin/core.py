@@ -63,6 +63,7 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             )
             return self._run_without_store(context)
 
+        self._begin_try(context, crash_recovery=True)
         store = CheckpointStore(task_state_store, self.external_id_key)
         stored_id, checkpoint = store.load()
         self._resumable_checkpoint = checkpoint
@@ -123,14 +124,20 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         self.submission_token = self._token(checkpoint, self._context_ti(context))
         self.submission_generation = checkpoint.generation
 
-        external_id = self.submit_job(context)
-        if external_id is None:
-            self._log_submission(None)
-            return None
-        ensure_json_id(external_id, owner=type(self).__name__)
-        store.save_external_id(external_id)
+        # A SIGTERM between here and the id's write is acted on once the id is safe (or known).
+        with self._job_lifecycle.critical():
+            external_id = self.submit_job(context)
+            if external_id is None:
+                self._log_submission(None)
+                return None
+            self._job_lifecycle.follow(external_id)  # on_kill can cancel it before it is persisted
+            ensure_json_id(external_id, owner=type(self).__name__)
+            store.save_external_id(external_id)
         self.log.info(telemetry.describe_submission(decision, external_id, checkpoint.generation))
         return external_id
+
+    def _resumes_with_store(self, context: Context) -> bool:
+        return bool(self.durable) and context.get("task_state_store") is not None
 
     def _probe(self, external_id: Any, context: Context) -> tuple[JobState, str | None]:
         try:

@@ -38,4 +38,16 @@ class ExternalJobFailed(_airflow_exception_base()):  # type: ignore[misc]
     """
 
 
-__all__ = ["ExternalJobFailed", "JobNotFoundError"]
+class WorkerShutdown(BaseException):
+    """This try ends because the worker is shutting down; the job it followed is kept for the retry.
+
+    Raised from ``on_kill`` when a SIGTERM reached a task whose task instance is still running at
+    the API server (eviction, deploy, Celery cold shutdown), so the try fails at once and Airflow
+    schedules the retry now - instead of the task polling on until the grace period's SIGKILL and
+    the scheduler's heartbeat timeout. A ``BaseException``, like ``KeyboardInterrupt``: polling
+    code that retries on ``Exception`` (hooks, tenacity) must not swallow it. Airflow's task
+    runner treats it as a failure that is retried when retries are left.
+    """
+
+
+__all__ = ["ExternalJobFailed", "JobNotFoundError", "WorkerShutdown"]

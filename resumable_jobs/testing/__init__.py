@@ -4,12 +4,14 @@
 * :func:`make_context`, :class:`FakeTaskInstance` - a context with ``ti`` (retry and clear).
 * :class:`CrashPoint`, :func:`crash_at` - a simulated worker death at a named point.
 * :func:`run_crash_scenario`, :func:`assert_crash_safe` - the crash matrix.
+* :func:`run_lifecycle_case`, :func:`assert_job_lifecycle` - the job-lifecycle table: the job is
+  kept while a retry will follow it and cancelled when none will.
 * :mod:`resumable_jobs.testing.fake_system` - a fake job system and a reference operator.
 """
 
 from __future__ import annotations
 
-from resumable_jobs.testing.context import FakeTaskInstance, make_context
+from resumable_jobs.testing.context import DELETED, UNREACHABLE, FakeTaskInstance, make_context
 from resumable_jobs.testing.crash import (
     DEFERRABLE_POINTS,
     SUBMIT_ONLY_POINTS,
@@ -18,6 +20,12 @@ from resumable_jobs.testing.crash import (
     CrashPointNotReached,
     SimulatedWorkerCrash,
     crash_at,
+)
+from resumable_jobs.testing.lifecycle import (
+    LifecycleCase,
+    LifecycleOutcome,
+    assert_job_lifecycle,
+    run_lifecycle_case,
 )
 from resumable_jobs.testing.matrix import (
     ScenarioResult,
@@ -29,6 +37,7 @@ from resumable_jobs.testing.matrix import (
 from resumable_jobs.testing.store import InMemoryTaskStateStore, StoreOperation
 
 __all__ = [
+    "DELETED",
     "DEFERRABLE_POINTS",
     "SUBMIT_ONLY_POINTS",
     "SYNC_POINTS",
@@ -36,13 +45,18 @@ __all__ = [
     "CrashPointNotReached",
     "FakeTaskInstance",
     "InMemoryTaskStateStore",
+    "LifecycleCase",
+    "LifecycleOutcome",
     "ScenarioResult",
     "SimulatedWorkerCrash",
     "StoreOperation",
+    "UNREACHABLE",
     "assert_crash_safe",
+    "assert_job_lifecycle",
     "crash_at",
     "make_context",
     "run_crash_scenario",
+    "run_lifecycle_case",
     "run_trigger_until_event",
     "run_try",
 ]

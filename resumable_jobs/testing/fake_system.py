@@ -26,7 +26,7 @@ try:  # the trigger base class moved into the Task SDK in 3.x; both paths serve 
 except ImportError:  # pragma: no cover
     from airflow.sdk.bases.trigger import BaseTrigger, TriggerEvent  # type: ignore[no-redef]
 
-PENDING, RUNNING, SUCCEEDED, FAILED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED"
+PENDING, RUNNING, SUCCEEDED, FAILED, CANCELLED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED", "CANCELLED"
 
 
 @dataclass
@@ -80,6 +80,11 @@ class FakeJobSystem:
         if job.state in (PENDING, RUNNING):
             job.state = FAILED if job.will_fail else SUCCEEDED
         return job.state
+
+    def cancel(self, job_id: str) -> None:
+        job = self.jobs[job_id]
+        if job.state in (PENDING, RUNNING):
+            job.state = CANCELLED
 
     def find_by_token(self, token: str) -> str | None:
         return next((j.job_id for j in self.jobs.values() if j.token == token), None)
@@ -175,5 +180,5 @@ class FakeJobOperator(ResumableJobMixin, BaseOperator):
     def request_fingerprint(self, context: Any) -> str | None:
         return None if self.payload is None else repr(self.payload)
 
-    def on_kill(self) -> None:
-        pass
+    def cancel_job(self, external_id: Any, context: Any) -> None:
+        self.system.cancel(external_id)

@@ -56,6 +56,20 @@ def test_spark_demo_shows_one_driver_and_a_reconnecting_retry():
 
 @pytest.mark.e2e
 @pytest.mark.durable_only
+@pytest.mark.spark_cluster
+def test_spark_demo_with_sigterm_shows_the_eviction_case_keeping_the_driver():
+    done = _demo("--kill", "sigterm", "--job-seconds", "20")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    timeline = done.stdout[done.stdout.index("Timeline") :]
+    assert "SIGTERM to the task's supervisor" in timeline
+    assert "try 1 logged \"The worker is shutting down: keeping job 'driver-" in timeline
+    assert "(no new submission)" in timeline and "task success (try 2)" in timeline
+    assert "drivers on the master: 1" in timeline
+    assert not _leftovers("rj-local-spark-") and not _leftovers("dags test resumable_jobs_demo")
+
+
+@pytest.mark.e2e
+@pytest.mark.durable_only
 def test_batch_demo_adopts_the_orphaned_job():
     done = _demo("--backend", "batch")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

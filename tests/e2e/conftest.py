@@ -9,7 +9,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def spark_cluster():
     from resumable_jobs.local.spark_cluster import LocalSparkCluster
 
@@ -20,10 +20,20 @@ def spark_cluster():
         yield cluster
 
 
-@pytest.fixture(scope="module")
-def airflow(spark_cluster):
+@pytest.fixture(scope="session")
+def marker_dir(tmp_path_factory):
+    """Where the lifecycle DAGs say that their driver runs (see dags/e2e_spark_lifecycle.py)."""
+    return tmp_path_factory.mktemp("markers")
+
+
+@pytest.fixture(scope="session")
+def airflow(spark_cluster, marker_dir):
     from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
 
-    env = {**spark_cluster.airflow_connection_env("spark_default"), "RJ_E2E_SPARK_APP": str(HERE / "apps" / "slow_sum.py")}
+    env = {
+        **spark_cluster.airflow_connection_env("spark_default"),
+        "RJ_E2E_SPARK_APP": str(HERE / "apps" / "slow_sum.py"),
+        "RJ_E2E_MARKER_DIR": str(marker_dir),
+    }
     with EmbeddedAirflow(HERE / "dags", extra_env=env) as embedded:
         yield embedded

@@ -2,7 +2,7 @@
 
 The operator is the package's own; the subclass only writes down which process follows which
 driver (a JSON file per try in RJ_DEMO_STATE_DIR), so that ``resumable-jobs demo`` knows which
-process to SIGKILL and can print the timeline. It changes nothing about the decisions.
+process to kill (the task, or its supervisor) and can print the timeline. It changes nothing about the decisions.
 """
 
 from __future__ import annotations
@@ -22,7 +22,12 @@ class DemoSparkSubmitOperator(SparkSubmitOperator):
     def on_job_selected(self, external_id: Any, context: Any) -> None:
         super().on_job_selected(external_id, context)
         try_number = context["ti"].try_number
-        record = {"try_number": try_number, "pid": os.getpid(), "driver_id": external_id}
+        record = {
+            "try_number": try_number,
+            "pid": os.getpid(),
+            "supervisor_pid": os.getppid(),  # the task supervisor, which a worker's SIGTERM reaches
+            "driver_id": external_id,
+        }
         Path(os.environ["RJ_DEMO_STATE_DIR"], f"try-{try_number}.json").write_text(json.dumps(record))
 
 

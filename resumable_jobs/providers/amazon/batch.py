@@ -46,7 +46,7 @@ __all__ = ["BatchOperator"]
 
 #: XCom key of the job id (the return value holds it too).
 JOB_ID_XCOM_KEY = "batch_job_id"
-KILL_REASON = "Task killed by the user"
+KILL_REASON = "Cancelled by Airflow: the task instance was stopped, timed out or failed for good"
 
 
 class BatchOperator(ResumableJobMixin, BaseOperator):
@@ -69,6 +69,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
     """
 
     external_id_key = "batch_job_id"
+    external_id_xcom_key = JOB_ID_XCOM_KEY
     ui_color = "#c3dae0"
 
     template_fields: Sequence[str] = (
@@ -136,9 +137,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         verify: bool | str | None = None,
         botocore_config: dict | None = None,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.job_name = job_name
         self.job_definition = job_definition
         self.job_queue = job_queue
@@ -320,7 +322,6 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
-        push_xcom(context, JOB_ID_XCOM_KEY, external_id)
         try:
             region, partition = self.hook.conn_region_name, self.hook.conn_partition
             push_xcom(context, links.BatchJobDetailsLink.xcom_key, links.job_details_url(region, partition, external_id))
@@ -333,13 +334,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         except Exception as error:  # links are a convenience: never fail the task over one
             self.log.warning("Could not build the console links of AWS Batch job %s: %s", external_id, error)
 
-    def on_kill(self) -> None:
-        job_id = self.current_external_id
-        if not job_id:
-            self.log.info("No AWS Batch job to terminate: this try had not selected one")
-            return
-        response = self.hook.client.terminate_job(jobId=job_id, reason=KILL_REASON)
-        self.log.info("Terminated AWS Batch job %s: %s", job_id, response.get("ResponseMetadata", {}).get("HTTPStatusCode"))
+    def cancel_job(self, external_id: Any, context: Context) -> None:
+        response = self.hook.client.terminate_job(jobId=external_id, reason=KILL_REASON)
+        status_code = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        self.log.info("Terminated AWS Batch job %s: %s", external_id, status_code)
 
     # ----------------------------------------------------------------- helpers
     def _raise_if_not_succeeded(self, job: dict[str, Any], context: Context) -> None:

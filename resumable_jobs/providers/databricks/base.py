@@ -2,7 +2,7 @@
 
 Both operators start a Databricks run (``runs/submit`` or ``run-now``) and then wait for it the
 same way - the run id is the external id, ``runs/get`` is the status, ``runs/cancel`` is
-``on_kill``, :class:`DatabricksExecutionTrigger` is the deferral. So everything except building
+``cancel_job`` (called under the mixin's job-lifecycle rule), :class:`DatabricksExecutionTrigger` is the deferral. So everything except building
 and starting the run lives here, once.
 """
 
@@ -59,6 +59,7 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
     """
 
     external_id_key: ClassVar[str] = "databricks_run_id"
+    external_id_xcom_key: ClassVar[str] = XCOM_RUN_ID_KEY  # upstream's XCom key
     template_ext = (".json-tpl",)
     ui_color = "#1CB1C2"
     ui_fgcolor = "#fff"
@@ -79,9 +80,10 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         wait_for_termination: bool = True,
         deferrable: bool | None = None,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.idempotency_token = idempotency_token
         self.databricks_conn_id = databricks_conn_id
         self.polling_period_seconds = polling_period_seconds
@@ -90,7 +92,7 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         self.databricks_retry_args = databricks_retry_args
         self.wait_for_termination = wait_for_termination
         self.deferrable = default_deferrable() if deferrable is None else deferrable
-        #: The run this try follows (upstream name; ``on_kill`` cancels it).
+        #: The run this try follows (upstream's attribute name).
         self.run_id: int | None = None
         self._run_page_urls: dict[Any, str] = {}
 
@@ -149,7 +151,7 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         if token:
             body["idempotency_token"] = token
         run_id = self._start_run(body, context)
-        self.run_id = run_id  # on_kill can cancel it even before the id is persisted
+        self.run_id = run_id
         self.log.info("Started Databricks run %s (idempotency_token %s)", run_id, token)
         return run_id
 
@@ -206,8 +208,7 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         url = self._run_page_url(external_id)
         if url:
             self.log.info("Databricks run %s: %s", external_id, url)
-        if self.do_xcom_push:
-            push_xcom(context, XCOM_RUN_ID_KEY, external_id)
+        if self.do_xcom_push:  # the run id itself goes to XCOM_RUN_ID_KEY through the mixin
             push_xcom(context, XCOM_RUN_PAGE_URL_KEY, url)
 
     def build_trigger(self, external_id: Any, context: Context) -> DatabricksExecutionTrigger:
@@ -251,16 +252,9 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         message = status.failure_message(run_id, state, event.get("errors") or ())
         return super().execute_complete(context, {"status": "error", "external_id": run_id, "message": message})
 
-    def on_kill(self) -> None:
-        run_id = self.current_external_id or self.run_id
-        if run_id is None:
-            self.log.warning(
-                "Task %s was killed before a Databricks run was known: nothing to cancel",
-                self.task_id,
-            )
-            return
-        self.hook.cancel_run(run_id)
-        self.log.info("Task %s was killed: cancelled Databricks run %s", self.task_id, run_id)
+    def cancel_job(self, external_id: Any, context: Context) -> None:
+        self.hook.cancel_run(external_id)
+        self.log.info("Asked Databricks to cancel run %s", external_id)
 
     # ----------------------------------------------------------------- helpers
     def _remember_page_url(self, run_id: Any, url: str | None) -> None:

@@ -90,9 +90,10 @@ class DatabricksRunNowOperator(DatabricksRunOperatorBase):
         cancel_previous_runs: bool = False,
         forward_dag_params: bool = True,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.json = json
         self.job_id = job_id
         self.job_name = job_name

@@ -98,9 +98,10 @@ class DatabricksSubmitRunOperator(DatabricksRunOperatorBase):
         openlineage_inject_parent_job_info: bool | None = None,
         openlineage_inject_transport_info: bool | None = None,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.json = json
         self.tasks = tasks
         self.spark_jar_task = spark_jar_task

@@ -70,7 +70,8 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
     that failed, or a task that was cleared after success, starts a new generation and so a new
     job id. ``wait_for_termination=True`` polls every ``poll_interval`` seconds or, with
     ``deferrable=True``, hands the job to ``BigQueryInsertJobTrigger``; ``False`` returns the id as
-    soon as BigQuery accepted the job. ``on_kill`` cancels the job when ``cancel_on_kill``. The job
+    soon as BigQuery accepted the job. The mixin's job-lifecycle rule decides when the job
+    is cancelled (``cancel_job``); ``cancel_on_kill=False`` means never, as upstream. The job
     id goes to XCom (``bigquery_job_id``) with the job's console URL and, for queries, the
     destination table's.
 
@@ -83,6 +84,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
     """
 
     external_id_key = "bigquery_job_id"
+    external_id_xcom_key = JOB_ID_XCOM_KEY
 
     template_fields: Sequence[str] = (
         "configuration",
@@ -115,9 +117,10 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         wait_for_termination: bool = True,
         poll_interval: float = 4.0,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.configuration = configuration
         self.project_id = project_id
         self.location = location
@@ -212,7 +215,6 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         job = self._jobs.get(job_id)
         project_id = self._project_id()
         location = self._location_of(job_id)
-        push_xcom(context, JOB_ID_XCOM_KEY, job_id)
         if project_id:
             push_xcom(context, JOB_URL_XCOM_KEY, job_url(project_id, job_id, location))
         config = job.to_api_repr().get("configuration") if job is not None else self.configuration
@@ -282,18 +284,14 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
             event = {**event, "external_id": job_id}
         return super().execute_complete(context, event)
 
-    def on_kill(self) -> None:
-        job_id = self.current_external_id
-        if job_id is None:
-            self.log.info("No BigQuery job to cancel: this try had not inserted or found one")
-            return
-        if not self.cancel_on_kill:
-            self.log.info("cancel_on_kill=False: leaving BigQuery job %s running", job_id)
-            return
-        self.log.info("Cancelling BigQuery job %s", job_id)
-        self._get_hook().cancel_job(
-            job_id=str(job_id), project_id=self._project_id(), location=self._location_of(str(job_id))
-        )
+    def cancel_job(self, external_id: Any, context: Context) -> None:
+        job_id = str(external_id)
+        self._get_hook().cancel_job(job_id=job_id, project_id=self._project_id(), location=self._location_of(job_id))
+        self.log.info("Asked BigQuery to cancel job %s", job_id)
+
+    def _cancellation_disabled_reason(self) -> str | None:
+        # Upstream's meaning: with cancel_on_kill=False the job is never cancelled.
+        return None if self.cancel_on_kill else "cancel_on_kill=False"
 
     # ----------------------------------------------------------------- helpers
     def _get_hook(self) -> BigQueryHook:

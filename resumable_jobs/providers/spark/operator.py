@@ -64,7 +64,8 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
     SUBMITTED/RUNNING/RELAUNCHING/UNKNOWN, return at once if it FINISHED, or submit a new driver
     if it FAILED/KILLED/ERROR or the master no longer knows it (a master restarted without
     recovery). The task returns the driver id; it is also pushed to XCom (``spark_driver_id``)
-    with the master UI URL (the "Spark Master UI" link). ``on_kill`` kills the driver.
+    with the master UI URL (the "Spark Master UI" link). ``cancel_job`` kills the driver,
+    when the mixin's job-lifecycle rule says so.
 
     What it does not do: ``find_job`` is not offered - the standalone master cannot be searched
     by name or tag - so a crash between the master accepting the driver and the id reaching the
@@ -73,6 +74,7 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
     """
 
     external_id_key = "spark_driver_id"
+    external_id_xcom_key = XCOM_DRIVER_ID_KEY
     ui_color = "#FF9933"
 
     template_fields: Sequence[str] = (
@@ -125,13 +127,14 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         deferrable: bool | None = None,
         wait_for_termination: bool = True,
         durable: bool | None = None,
+        cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
         reject_unsupported(
             f"{type(self).__name__}(task_id={kwargs.get('task_id', '?')!r})",
             {**kwargs, "deploy_mode": deploy_mode},
         )
-        super().__init__(durable=durable, **kwargs)
+        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
         self.application = application
         self.java_class = java_class
         self.application_args = application_args
@@ -273,15 +276,11 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         )
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
-        push_xcom(context, XCOM_DRIVER_ID_KEY, external_id)
         push_xcom(context, XCOM_MASTER_UI_URL_KEY, self.endpoint.master_ui_url)
 
-    def on_kill(self) -> None:
-        driver_id = self.current_external_id
-        if not driver_id:
-            return
-        accepted, message = self.client.kill(str(driver_id))
+    def cancel_job(self, external_id: Any, context: Context) -> None:
+        accepted, message = self.client.kill(str(external_id))
         if accepted:
-            self.log.info("Asked the Spark master to kill driver %s: %s", driver_id, message)
+            self.log.info("Asked the Spark master to kill driver %s: %s", external_id, message)
         else:
-            self.log.warning("Spark master did not kill driver %s: %s", driver_id, message)
+            self.log.warning("Spark master did not kill driver %s: %s", external_id, message)

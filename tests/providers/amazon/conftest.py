@@ -175,3 +175,48 @@ def batch_trigger_in_process(monkeypatch):
             yield TriggerEvent({"status": "success", self.return_key: job_id})
 
     monkeypatch.setattr(BatchJobTrigger, "run", run)
+
+
+@pytest.fixture
+def moto_batch_long_jobs(moto_batch, monkeypatch):
+    """``moto_batch`` whose jobs stay RUNNING for ``RUNNING_DESCRIBES`` DescribeJobs, then SUCCEED.
+
+    moto without Docker finishes a job inside SubmitJob; the job-lifecycle tests need one that is
+    still running when the try ends, and a TerminateJob that really stops it (FAILED, with the
+    reason), as AWS does.
+    """
+    from moto.batch.models import Job
+    from moto.batch.utils import JobStatus
+    from moto.batch_simple.models import BatchSimpleBackend
+
+    def start_and_keep_running(self, include_start_attempt, job):
+        import datetime as dt
+
+        self.backend._jobs[job.job_id] = job
+        job.job_started_at = dt.datetime.now()
+        job.log_stream_name = job._stream_name
+        job._start_attempt()
+        job.status = JobStatus.RUNNING
+        job.rj_describes_left = RUNNING_DESCRIBES
+
+    describe, terminate = Job.describe, Job.terminate
+
+    def describe_and_progress(self):
+        left = getattr(self, "rj_describes_left", None)
+        if left is not None and not self.job_stopped:
+            if left <= 0:
+                self._mark_stopped(success=True)
+            self.rj_describes_left = left - 1
+        return describe(self)
+
+    def terminate_and_stop(self, reason):
+        terminate(self, reason)
+        self._mark_stopped(success=False)
+
+    monkeypatch.setattr(BatchSimpleBackend, "_mark_job_as_finished", start_and_keep_running)
+    monkeypatch.setattr(Job, "describe", describe_and_progress)
+    monkeypatch.setattr(Job, "terminate", terminate_and_stop)
+    return moto_batch
+
+
+RUNNING_DESCRIBES = 6

@@ -110,19 +110,6 @@ def test_deferrable_failed_job_raises_with_its_status(moto_batch, batch_trigger_
         run_try(_op(deferrable=True), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
 
 
-def test_on_kill_terminates_the_job_this_try_follows(moto_batch):
-    op = _op(wait_for_termination=False)
-    job_id = run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
-    op.on_kill()
-    assert moto_batch.describe(job_id)["statusReason"] == "Task killed by the user"
-
-
-def test_on_kill_before_any_job_calls_nothing(moto_batch, task_logs):
-    _op().on_kill()
-    assert moto_batch.jobs() == []
-    assert any("No AWS Batch job to terminate" in m for m in task_logs.at("info"))
-
-
 # ---------------------------------------------------------------- durable (Airflow >= 3.3)
 @pytest.mark.durable_only
 def test_crash_after_submit_before_persist_finds_the_orphan_by_tag(moto_batch, task_logs):

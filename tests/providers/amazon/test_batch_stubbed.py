@@ -108,21 +108,6 @@ def test_trigger_error_while_the_job_runs_fails_the_try_and_the_retry_defers_to_
     stubbed_batch.stubber.assert_no_pending_responses()
 
 
-@pytest.mark.durable_only
-def test_on_kill_terminates_the_reconnected_job(stubbed_batch):
-    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=2)
-    _first_try_crashes(stubbed_batch, CrashPoint.BEFORE_DEFER, store, ti, deferrable=True)
-    stubbed_batch.expect_describe(JOB, "RUNNING", times=2)
-    retry = _op(deferrable=True)
-    with pytest.raises(BaseException):
-        retry.execute(make_context(store, ti.next_try()))
-    stubbed_batch.stubber.add_response(
-        "terminate_job", {}, {"jobId": JOB, "reason": "Task killed by the user"}
-    )
-    retry.on_kill()
-    stubbed_batch.stubber.assert_no_pending_responses()
-
-
 def test_failed_job_raises_with_status_reason_exit_code_and_logs(stubbed_batch):
     stubbed_batch.expect_submit(JOB)
     stubbed_batch.expect_describe(JOB, "RUNNABLE")  # links

@@ -103,22 +103,6 @@ def test_waiting_modes_do_not_warn(make, endpoint, key):
 
 
 @pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
-def test_on_kill_cancels_the_run_the_try_follows(workspace, make, endpoint, key):
-    op = make(wait_for_termination=False)
-    run_id = op.execute(_context())
-    op.on_kill()
-    assert workspace.calls("runs/cancel") == [{"run_id": run_id}]
-    assert workspace.runs[run_id].result == "CANCELED"
-
-
-@pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
-def test_on_kill_before_any_run_cancels_nothing(workspace, make, endpoint, key, task_logs):
-    make().on_kill()
-    assert workspace.calls("runs/cancel") == []
-    assert any("nothing to cancel" in m for m in task_logs.at("warning"))
-
-
-@pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
 def test_do_xcom_push_false_pushes_no_run_xcoms(workspace, make, endpoint, key):
     context = _context()
     run_try(make(do_xcom_push=False), context)

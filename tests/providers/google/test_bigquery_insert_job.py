@@ -189,28 +189,6 @@ def test_execute_complete_says_when_the_trigger_failed_but_the_job_still_runs(bi
         _op(deferrable=True).execute_complete(_context(), event, job_id=job_id)
 
 
-def test_on_kill_cancels_the_job_this_try_follows(bigquery):
-    bigquery.gets_until_done = 10
-    op = _op(wait_for_termination=False)
-    job_id = run_try(op, _context())
-    op.on_kill()
-    assert bigquery.cancels == [job_id]
-    assert bigquery.state(job_id) == "DONE"
-
-
-def test_on_kill_leaves_the_job_running_without_cancel_on_kill(bigquery, task_logs):
-    op = _op(wait_for_termination=False, cancel_on_kill=False)
-    job_id = run_try(op, _context())
-    op.on_kill()
-    assert bigquery.cancels == []
-    assert f"cancel_on_kill=False: leaving BigQuery job {job_id} running" in task_logs.at("info")
-
-
-def test_on_kill_before_any_job_cancels_nothing(bigquery):
-    _op().on_kill()
-    assert bigquery.cancels == []
-
-
 def test_deferrable_without_waiting_warns_at_construction():
     with pytest.warns(UserWarning, match=r"deferrable=True with wait_for_termination=False.*wait_for_termination=True"):
         _op(deferrable=True, wait_for_termination=False)

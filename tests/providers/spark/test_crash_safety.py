@@ -151,29 +151,7 @@ def test_pre33_explicit_durable_warns_that_it_has_no_effect():
         _factory(durable=True)()
 
 
-# ---------------------------------------------------------------- on_kill and trigger events
-def test_on_kill_kills_the_driver_this_try_follows(master, task_logs):
-    op = _factory(wait_for_termination=False)()
-    driver_id = run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
-    op.on_kill()
-    assert master.kills == [driver_id]
-    assert master.drivers[driver_id].state == "KILLED"
-    assert any(f"kill driver {driver_id}" in m for m in task_logs.at("info"))
-
-
-def test_on_kill_of_a_finished_driver_logs_the_masters_answer(master, task_logs):
-    op = _factory()()
-    driver_id = run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
-    op.on_kill()
-    assert master.kills == []
-    assert any(driver_id in w and "already finished" in w for w in task_logs.at("warning"))
-
-
-def test_on_kill_before_any_driver_sends_nothing(master, requests_mock):
-    _factory()().on_kill()
-    assert requests_mock.call_count == 0
-
-
+# ---------------------------------------------------------------- trigger events
 def test_trigger_error_event_fails_the_task_with_its_message(master):
     ti = FakeTaskInstance()
     op = _factory(deferrable=True)()

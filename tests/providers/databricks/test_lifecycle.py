@@ -1,0 +1,40 @@
+"""The job-lifecycle table on both Databricks operators: which runs got ``runs/cancel``."""
+
+from __future__ import annotations
+
+import pytest
+
+from resumable_jobs.testing import LifecycleCase, assert_job_lifecycle, run_lifecycle_case
+from tests.providers.databricks.builders import OPERATORS
+
+
+@pytest.fixture
+def long_runs(workspace, monkeypatch):
+    """Runs stay RUNNING for more reads than a try and its retry make before the end of the poll."""
+    from tests.providers.databricks import fake_workspace
+
+    original = fake_workspace.FakeRun.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self.active_reads = 8
+
+    monkeypatch.setattr(fake_workspace.FakeRun, "__init__", init)
+    return workspace
+
+
+@pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
+@pytest.mark.parametrize("durable", [None, False], ids=["durable-default", "durable-False"])
+def test_runs_are_cancelled_exactly_where_the_lifecycle_table_says(long_runs, make, endpoint, key, durable):
+    outcomes = assert_job_lifecycle(lambda: make(durable=durable))
+    cancelled = [o.job_id for o in outcomes if o.cancelled]
+    assert [call["run_id"] for call in long_runs.calls("runs/cancel")] == cancelled
+    assert {long_runs.runs[r].result for r in cancelled} == {"CANCELED"}
+    assert all(long_runs.runs[o.job_id].result == "SUCCESS" for o in outcomes if not o.cancelled)
+
+
+@pytest.mark.durable_only
+@pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
+def test_cancel_on_worker_shutdown_restores_the_cancel_on_sigterm(long_runs, make, endpoint, key):
+    outcome = run_lifecycle_case(lambda: make(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
+    assert long_runs.calls("runs/cancel") == [{"run_id": outcome.job_id}]

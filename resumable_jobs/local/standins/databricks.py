@@ -149,7 +149,7 @@ class DatabricksWorkspace:
     _lock: threading.RLock = field(default_factory=threading.RLock)
 
     # ------------------------------------------------------------- the stand-in's control surface
-    def jobs(self) -> list[dict[str, Any]]:
+    def summaries(self) -> list[dict[str, Any]]:
         """Every run, oldest first, as :meth:`DatabricksRun.summary` dicts (states brought up to date)."""
         with self._lock:
             now = self.clock()

@@ -140,6 +140,8 @@ class DatabricksWorkspace:
     reads: int = 0
     fail_next: int = 0  # the next N new runs end FAILED
     jobs_by_name: dict[str, int] = field(default_factory=lambda: {"nightly": 7})
+    #: ``runs/get`` reads a new run answers RUNNING before it terminates (when not held).
+    active_reads: int = ACTIVE_READS
     #: When set, new runs are held RUNNING this long (or until released) instead of counting reads.
     hold_seconds: float | None = None
     clock: Callable[[], float] = time.time
@@ -194,6 +196,7 @@ class DatabricksWorkspace:
 
     # ------------------------------------------------------------- the API
     def _new_run(self, endpoint: str, body: dict[str, Any], token: str | None, **kwargs: Any) -> int:
+        kwargs.setdefault("active_reads", self.active_reads)
         run_id = next(self._ids)
         job_id = int(body.get("job_id", 7)) if endpoint == "run-now" else 7
         now = self.clock()

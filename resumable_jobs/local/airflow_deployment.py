@@ -31,6 +31,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -50,6 +51,7 @@ from resumable_jobs.local.airflow_config import (
 from resumable_jobs.local.airflow_rest import AirflowRest
 from resumable_jobs.local.net import free_port, wait_until
 from resumable_jobs.local.processes import descendants, parent_of, start_group, stop_group
+from resumable_jobs.local.service import LocalService
 from resumable_jobs.local.task_logs import TaskLog
 
 __all__ = ["AirflowDeployment", "Component", "DeploymentError", "TaskProcesses"]
@@ -91,7 +93,7 @@ class TaskProcesses:
     component_tree: tuple[int, ...] = field(default=())
 
 
-class AirflowDeployment:
+class AirflowDeployment(LocalService):
     """See the module docstring. Use as a context manager."""
 
     def __init__(
@@ -162,16 +164,6 @@ class AirflowDeployment:
         self.components = {name: Component(name, argv, logs / f"{name}.log") for name, argv in commands.items()}
 
     # ------------------------------------------------------------------ lifecycle
-    def __enter__(self) -> AirflowDeployment:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def start(self) -> AirflowDeployment:
         atexit.register(self.stop)
@@ -292,13 +284,12 @@ class AirflowDeployment:
     def wait_worker_ready(self, name: str) -> None:
         """Wait for this start of the Celery worker to log ``ready.`` (each start appends to the log)."""
         component = self.components[name]
-        marker = f"rj-{name}@"
+        marker = re.compile(rf"\brj-{re.escape(name)}@\S+ ready\.")
         expected = component.starts
 
         def ready() -> bool:
             text = component.log_path.read_text(errors="replace") if component.log_path.exists() else ""
-            lines = [line for line in text.splitlines() if marker in line and line.rstrip().endswith("ready.")]
-            return len(lines) >= expected
+            return len(marker.findall(text)) >= expected
 
         self._wait_for(component, ready, f"Celery {name} to be ready")
 

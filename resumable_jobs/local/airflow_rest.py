@@ -130,6 +130,11 @@ class AirflowRest:
         body = {"dry_run": False, "only_failed": False, "task_ids": [task_id], "dag_run_id": run_id}
         self._call("POST", f"/dags/{_q(dag_id)}/clearTaskInstances", body)
 
+    def events(self, dag_id: str, run_id: str, event: str) -> list[dict[str, Any]]:
+        """Audit-log entries named ``event`` for the run (e.g. ``heartbeat timeout``, written by the scheduler)."""
+        query = urllib.parse.urlencode({"dag_id": dag_id, "run_id": run_id, "event": event, "limit": 100})
+        return list(self._call("GET", f"/eventLogs?{query}").get("event_logs") or [])
+
     def xcom(self, dag_id: str, run_id: str, task_id: str, key: str = "return_value") -> Any:
         """The deserialized XCom value, or None when there is none."""
         path = f"/dags/{_q(dag_id)}/dagRuns/{_q(run_id)}/taskInstances/{_q(task_id)}/xcomEntries/{_q(key)}"

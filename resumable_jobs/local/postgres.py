@@ -32,6 +32,7 @@ from pathlib import Path
 
 from resumable_jobs.local.net import free_port, wait_until
 from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
 
 __all__ = ["LocalPostgres", "PostgresNotFoundError"]
 
@@ -61,7 +62,7 @@ def _version_key(path: str) -> float:
         return 0.0
 
 
-class LocalPostgres:
+class LocalPostgres(LocalService):
     """A throwaway PostgreSQL server; use as a context manager. See the module docstring.
 
     ``url`` is a SQLAlchemy URL (``postgresql+psycopg2://...``) for Airflow's
@@ -77,16 +78,6 @@ class LocalPostgres:
         self._process: subprocess.Popen | None = None
         self._user: str | None = None
 
-    def __enter__(self) -> LocalPostgres:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def user(self) -> str:
@@ -98,7 +89,7 @@ class LocalPostgres:
 
     @property
     def celery_result_backend(self) -> str:
-        return f"db+postgresql://{self.user}@127.0.0.1:{self.port}/{self.database}"
+        return f"db+postgresql+psycopg2://{self.user}@127.0.0.1:{self.port}/{self.database}"
 
     @property
     def log_path(self) -> Path:

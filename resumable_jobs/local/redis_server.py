@@ -23,6 +23,7 @@ from pathlib import Path
 
 from resumable_jobs.local.net import free_port, wait_until
 from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
 
 __all__ = ["LocalRedis", "RedisNotFoundError"]
 
@@ -33,7 +34,7 @@ class RedisNotFoundError(RuntimeError):
     """``redis-server`` is not installed."""
 
 
-class LocalRedis:
+class LocalRedis(LocalService):
     """A throwaway Redis server; use as a context manager. ``url`` is a Celery broker URL."""
 
     def __init__(self, *, start_timeout: float = 60.0) -> None:
@@ -42,16 +43,6 @@ class LocalRedis:
         self.base_dir: Path | None = None
         self._process: subprocess.Popen | None = None
 
-    def __enter__(self) -> LocalRedis:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:

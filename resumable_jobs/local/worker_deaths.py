@@ -96,37 +96,39 @@ def kill_whole_worker(airflow: AirflowDeployment, dag_id: str, run_id: str, task
     return Death("whole worker SIGKILL", at, tuple(pids), found.component, found)
 
 
-def _celery_worker(airflow: AirflowDeployment, found: TaskProcesses) -> int:
+def _signal_celery_worker(
+    airflow: AirflowDeployment, dag_id: str, run_id: str, task_id: str, *, sig: int, group: bool, way: str
+) -> Death:
+    found = _processes(airflow, dag_id, run_id, task_id)
     if found.component not in airflow.worker_names:
         raise DeploymentError(f"the task runs under {found.component}, not a Celery worker")
     pid = airflow.components[found.component].pid
     assert pid is not None
-    return pid
+    at = time.time()
+    if group:
+        os.killpg(pid, sig)  # the worker leads its group: pgid == pid (the task process has its own)
+    else:
+        os.kill(pid, sig)
+    return Death(way, at, (pid,), found.component, found)
 
 
 def celery_warm_shutdown(airflow: AirflowDeployment, dag_id: str, run_id: str, task_id: str) -> Death:
-    found = _processes(airflow, dag_id, run_id, task_id)
-    pid = _celery_worker(airflow, found)
-    at = time.time()
-    os.kill(pid, signal.SIGTERM)
-    return Death("Celery warm shutdown (SIGTERM)", at, (pid,), found.component, found)
+    return _signal_celery_worker(
+        airflow, dag_id, run_id, task_id, sig=signal.SIGTERM, group=False, way="Celery warm shutdown (SIGTERM)"
+    )
 
 
 def celery_cold_shutdown(airflow: AirflowDeployment, dag_id: str, run_id: str, task_id: str) -> Death:
-    found = _processes(airflow, dag_id, run_id, task_id)
-    pid = _celery_worker(airflow, found)
-    at = time.time()
-    os.kill(pid, signal.SIGQUIT)
-    return Death("Celery cold shutdown (SIGQUIT)", at, (pid,), found.component, found)
+    return _signal_celery_worker(
+        airflow, dag_id, run_id, task_id, sig=signal.SIGQUIT, group=False, way="Celery cold shutdown (SIGQUIT)"
+    )
 
 
 def sigterm_worker_group(airflow: AirflowDeployment, dag_id: str, run_id: str, task_id: str) -> Death:
-    """SIGTERM to every member of the worker's process group (the task process has its own group)."""
-    found = _processes(airflow, dag_id, run_id, task_id)
-    pid = _celery_worker(airflow, found)
-    at = time.time()
-    os.killpg(pid, signal.SIGTERM)  # the worker leads its group: pgid == pid
-    return Death("SIGTERM to the worker's process group", at, (pid,), found.component, found)
+    """SIGTERM to every member of the worker's process group, as a container runtime stops it."""
+    return _signal_celery_worker(
+        airflow, dag_id, run_id, task_id, sig=signal.SIGTERM, group=True, way="SIGTERM to the worker's group"
+    )
 
 
 def restart_triggerer(airflow: AirflowDeployment) -> Death:

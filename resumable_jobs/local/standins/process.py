@@ -33,13 +33,14 @@ from typing import Any
 
 from resumable_jobs.local.net import http_json, wait_until
 from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
 
 __all__ = ["StandinProcess"]
 
 DATABRICKS_TOKEN = "dapi-rj-local-standin-0000"  # any value: the stand-in does not check it
 
 
-class StandinProcess:
+class StandinProcess(LocalService):
     """One stand-in server process; use as a context manager (see the module docstring)."""
 
     def __init__(
@@ -59,16 +60,6 @@ class StandinProcess:
         self._process: subprocess.Popen | None = None
         self._service_account: dict[str, Any] | None = None
 
-    def __enter__(self) -> StandinProcess:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:

@@ -42,6 +42,8 @@ DAG_IDS = (
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
+#: Seconds spent in production tests (setup, call, teardown), and in starting each deployment.
+TIMES: dict[str, float] = {}
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -109,7 +111,7 @@ def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_st
     started = time.monotonic()
     with deployment(request.param, DAGS, extra_env=env) as running:
         running.rest.wait_for_dags(DAG_IDS)
-        running.start_seconds = time.monotonic() - started
+        TIMES[f"{request.param} deployment start"] = time.monotonic() - started
         yield running
     leftovers = running.leftovers()
     assert not leftovers, f"processes of the {request.param} deployment survived its stop: {leftovers}"
@@ -136,13 +138,12 @@ def backend(request, spark_cluster, release_dir):
 
 
 @pytest.fixture
-def drill_factory(airflow, backend, request):
-    """``drill_factory(dag_id)``: a Drill named after the test; its leftovers are ended afterwards."""
+def drill_factory(airflow, backend):
+    """``drill_factory(scenario, dag_id)``: a Drill; whatever its run left running is ended afterwards."""
     drills: list[Drill] = []
 
-    def make(dag_id: str, task_id: str = "job") -> Drill:
-        drill = Drill(airflow, backend, dag_id, scenario=request.node.originalname.removeprefix("test_")[:40],
-                      task_id=task_id)  # fmt: skip
+    def make(scenario: str, dag_id: str, task_id: str = "job") -> Drill:
+        drill = Drill(airflow, backend, dag_id, scenario=scenario, task_id=task_id)
         drills.append(drill)
         return drill
 
@@ -180,7 +181,26 @@ def record(drill: Drill, **row: object) -> None:
     )
 
 
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "tests/production/" in report.nodeid and not report.skipped:
+        TIMES["production suite"] = TIMES.get("production suite", 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Tell .ci/run how long the production suite took (it prints the wall time of each part)."""
+    import os
+
+    from resumable_jobs.shims import installed_airflow_version
+
+    path = os.environ.get("RJ_TIMINGS_FILE")
+    if path and TIMES.get("production suite"):
+        with open(path, "a") as out:
+            out.writelines(f"  {name + ' (airflow ' + str(installed_airflow_version()) + ')':<40} {seconds:5.0f}s\n" for name, seconds in TIMES.items())
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]
+    for name, seconds in TIMES.items():
+        terminalreporter.write_line(f"{name}: {seconds:.0f}s")
     if not RESULTS:
         return
     columns = ["scenario", "topology", "backend", "jobs", "end states", "TI", "latency"]

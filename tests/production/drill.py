@@ -17,7 +17,6 @@ from typing import Any
 from resumable_jobs.local.airflow_deployment import AirflowDeployment
 from resumable_jobs.local.net import wait_until
 from resumable_jobs.local.task_logs import LogEvent, TaskLog
-
 from tests.production.backends import Backend, Job
 
 _runs = itertools.count(1)
@@ -90,6 +89,10 @@ class Drill:
 
     def finish(self, timeout: float = 600.0) -> str:
         return self.airflow.wait_for_run(self.dag_id, self.run_id, timeout=timeout)
+
+    def heartbeat_timeouts(self) -> list[dict[str, Any]]:
+        """The scheduler's "heartbeat timeout" audit entries for this run (one per lost try)."""
+        return self.airflow.rest.events(self.dag_id, self.run_id, "heartbeat timeout")
 
     def tries_summary(self, task_id: str | None = None) -> list[tuple[int, str]]:
         tries = self.airflow.rest.tries(self.dag_id, self.run_id, task_id or self.task_id)

@@ -15,6 +15,11 @@ def reconnect_line(job: Job) -> str:
     return f"Reconnecting to job {job.id!r}"
 
 
+def kept_line(job: Job) -> str:
+    """The WARNING of a try that ends on a worker's SIGTERM and keeps its job for the retry."""
+    return f"The worker is shutting down: keeping job {job.id!r}"
+
+
 def resumed_line(drill, job: Job) -> str:
     """The line a retry logs on a backend that can hold jobs (reconnect) or cannot (already done)."""
     return reconnect_line(job) if drill.backend.holds_jobs else f"Job {job.id!r} already succeeded"

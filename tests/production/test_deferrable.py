@@ -27,7 +27,7 @@ KILL_BEFORE_DEFER_DAG = {"spark": "prod_spark_kill_before_defer", "batch": "prod
 @on("local:spark", "local:batch")
 def test_sigkill_between_persisting_the_id_and_defer_follows_the_same_job(drill_factory, backend):
     """moto finishes Batch jobs inside SubmitJob: there the retry finds it done and returns it."""
-    drill = drill_factory(KILL_BEFORE_DEFER_DAG[backend.name]).start()
+    drill = drill_factory("kill-before-defer", KILL_BEFORE_DEFER_DAG[backend.name]).start()
     first = drill.log(1).wait_for("PRODUCTION DRILL: SIGKILL of this task process at before_defer", timeout=300)
     (job,) = drill.new_jobs()
     line = drill.wait_for_line(2, resumed_line(drill, job))
@@ -41,7 +41,7 @@ def test_sigkill_between_persisting_the_id_and_defer_follows_the_same_job(drill_
 
 @on("local:spark", "local:databricks", "local:bigquery", "celery:spark")
 def test_triggerer_sigkill_while_deferred_and_a_new_triggerer_finishes_one_job(drill_factory, backend):
-    drill = drill_factory(DEFERRABLE_DAG[backend.name]).start()
+    drill = drill_factory("triggerer-restart", DEFERRABLE_DAG[backend.name]).start()
     job, deferred = drill.wait_deferred()
     old_triggerer = deferred["triggerer_job"]["id"]
     death = worker_deaths.restart_triggerer(drill.airflow)
@@ -60,7 +60,7 @@ def test_triggerer_sigkill_while_deferred_and_a_new_triggerer_finishes_one_job(d
 
 @on("local:spark")
 def test_trigger_error_while_the_job_runs_and_the_retry_defers_again_to_it(drill_factory, backend):
-    drill = drill_factory("prod_spark_trigger_error").start()
+    drill = drill_factory("trigger-error", "prod_spark_trigger_error").start()
     job, _ = drill.wait_deferred()
     failed = drill.wait_for_line(1, f"could not read the status of Spark driver {job.id}")
     line = drill.wait_for_line(2, reconnect_line(job))

@@ -19,7 +19,7 @@ SUBMIT_AND_SENSOR_DAG = {"spark": "prod_spark_submit_and_sensor", "batch": "prod
 
 @on("local:spark")
 def test_running_task_marked_failed_through_the_api_cancels_its_job(drill_factory, backend):
-    drill = drill_factory("prod_spark_sync").start()
+    drill = drill_factory("marked-failed", "prod_spark_sync").start()
     job = drill.wait_polling()
     drill.airflow.rest.set_task_state(drill.dag_id, drill.run_id, "job", "failed")
     assert drill.finish() == "failed"
@@ -38,7 +38,7 @@ def test_running_task_marked_failed_through_the_api_cancels_its_job(drill_factor
 
 @on("local:spark", "local:batch")
 def test_cleared_successful_task_submits_exactly_one_new_job(drill_factory, backend):
-    drill = drill_factory(SYNC_DAG[backend.name]).start()
+    drill = drill_factory("cleared", SYNC_DAG[backend.name]).start()
     backend.release(drill.run_id, None)  # the first job may finish as soon as it starts
     assert drill.finish() == "success"
     (first,) = drill.new_jobs()
@@ -58,7 +58,7 @@ def test_cleared_successful_task_submits_exactly_one_new_job(drill_factory, back
 
 @on("local:spark", "local:batch")
 def test_submit_only_task_killed_after_submitting_and_the_sensor_follows_one_job(drill_factory, backend):
-    drill = drill_factory(SUBMIT_AND_SENSOR_DAG[backend.name], task_id="submit").start()
+    drill = drill_factory("submit-only-sensor", SUBMIT_AND_SENSOR_DAG[backend.name], task_id="submit").start()
     killed = drill.log(1).wait_for("PRODUCTION DRILL: SIGKILL of this task process at after_persist", timeout=300)
     (job,) = drill.new_jobs()
     line = drill.wait_for_line(2, resumed_line(drill, job))

@@ -6,11 +6,16 @@ Airflow rules are the linter teams already run, so they are the yardstick.
 How: writes a tree of 2,000 generated DAG files (five shapes: TaskFlow ETL, Databricks submit
 and sensor, a custom ResumableJobMixin operator, an asset watermark DAG, a DAG factory) into a
 temporary folder, then times each tool as a user runs it, as a fresh process over the whole
-tree, best of ``--repeat`` runs. The reviewer runs twice: in one process (``-j1``, its default)
-and with one process per CPU (``-j0``); ruff always uses every CPU and runs with ``--no-cache``
-so it does the same work each time. Prints files per second for each and the ratio.
+tree. Runs are interleaved (one of each per round, ``--repeat`` rounds) so that load from other
+work on the machine hits every tool alike, and the median is reported. The reviewer runs in one
+process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU that is not
+already busy); ruff always uses every CPU and runs with ``--no-cache`` so it does the same work
+each time. Prints files per second for each, the CPU seconds all its processes used (steadier
+than wall time when other work loads the machine), the ratio to ruff, the peak memory of the
+largest process, and memory against source size: one generated file of about 1 MB reviewed alone, next
+to Python's own ``ast.parse`` of that file (the floor for any AST-based tool).
 
-Run: ``python benchmarks/review_speed.py [--files 2000] [--repeat 3] [--ruff PATH]``. This is a
+Run: ``python benchmarks/review_speed.py [--files 2000] [--repeat 5] [--ruff PATH]``. This is a
 benchmark, not a test: it asserts nothing.
 """
 
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -186,19 +192,41 @@ def generate(root: str, count: int) -> None:
             handle.write(text)
 
 
-def best_time(command: list[str], repeat: int) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        best = min(best, time.perf_counter() - start)
-    return best
+def generate_big_file(path: str, size: int) -> int:
+    """One module of about ``size`` bytes made of the same shapes: memory against source size."""
+    parts, total, n = [], 0, 0
+    while total < size:
+        text = _SHAPES[n % len(_SHAPES)].format(n=n, rows=3, wait="False")
+        parts.append(text)
+        total += len(text) + 1
+        n += 1
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(parts))
+    return os.path.getsize(path)
+
+
+#: Runs a command and prints the peak RSS (KiB) of its largest process and the CPU seconds of all.
+_RUSAGE = (
+    "import resource, subprocess, sys; "
+    "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+    "print(u.ru_maxrss, u.ru_utime + u.ru_stime)"
+)
+
+
+def timed_run(command: list[str]) -> tuple[float, int, float]:
+    """Wall time of one fresh run, the peak RSS in KiB of its largest process, its CPU seconds."""
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", _RUSAGE, *command], capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    peak, cpu = (out.stdout.split() + ["0", "0"])[:2]
+    return elapsed, int(peak), float(cpu)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--ruff", default=shutil.which("ruff") or os.path.join(os.path.dirname(sys.executable), "ruff"))
     args = parser.parse_args(argv)
 
@@ -206,25 +234,63 @@ def main(argv: list[str] | None = None) -> int:
         tree = os.path.join(root, "dags")
         generate(tree, args.files)
         review = [sys.executable, "-m", "resumable_jobs.review", tree, "--format", "json"]
-        ours = best_time([*review, "--jobs", "1"], args.repeat)
-        ours_parallel = best_time([*review, "--jobs", "0"], args.repeat)
-        print(f"files: {args.files} generated DAG files, best of {args.repeat} runs, fresh process each run")
-        print(f"CPUs: {os.cpu_count()}")
-        print(f"resumable-jobs review -j1:  {ours:7.3f} s  {args.files / ours:9.0f} files/s")
+        commands = {
+            "resumable-jobs review -j1": [*review, "--jobs", "1"],
+            "resumable-jobs review -j2": [*review, "--jobs", "2"],
+            "resumable-jobs review -j0": [*review, "--jobs", "0"],
+        }
+        version = ""
+        if os.path.exists(args.ruff):
+            version = subprocess.run(
+                [args.ruff, "--version"], capture_output=True, text=True, check=False
+            ).stdout.strip()
+            commands["ruff check --select AIR"] = [
+                args.ruff,
+                "check",
+                "--select",
+                "AIR",
+                "--no-cache",
+                "--isolated",
+                "--exit-zero",
+                tree,
+            ]
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        cpus: dict[str, list[float]] = {name: [] for name in commands}
+        peaks: dict[str, int] = dict.fromkeys(commands, 0)
+        for _ in range(args.repeat):
+            for name, command in commands.items():
+                elapsed, peak, cpu = timed_run(command)
+                times[name].append(elapsed)
+                cpus[name].append(cpu)
+                peaks[name] = max(peaks[name], peak)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"files: {args.files} generated DAG files, median of {args.repeat} interleaved runs, fresh process each")
+        print(f"CPUs: {os.cpu_count()}, load average at the end: {load:.2f}")
+        for name, values in times.items():
+            median = statistics.median(values)
+            extra = f"  ({version})" if name.startswith("ruff") else ""
+            print(
+                f"{name + ':':27} {median:7.3f} s  {args.files / median:7.0f} files/s"
+                f"  CPU {statistics.median(cpus[name]):6.3f} s  peak {peaks[name] / 1024:5.1f} MiB"
+                f"  (best {args.files / min(values):.0f} files/s){extra}"
+            )
+        if version:
+            ruff = statistics.median(times["ruff check --select AIR"])
+            best = min(statistics.median(times[name]) for name in commands if name.startswith("resumable"))
+            print(
+                f"ratio (review / ruff):      {ruff / best:.3f} (review's best median files/s as a fraction of ruff's)"
+            )
+
+        big = os.path.join(root, "big.py")
+        size = generate_big_file(big, 1024 * 1024)
+        _, baseline, _ = timed_run([sys.executable, "-c", "import resumable_jobs.review.engine"])
+        _, ours, _ = timed_run([sys.executable, "-m", "resumable_jobs.review", big, "--format", "json"])
+        _, parse, _ = timed_run([sys.executable, "-c", f"import ast; ast.parse(open({big!r}).read())"])
+        mib = size / (1024 * 1024)
         print(
-            f"resumable-jobs review -j0:  {ours_parallel:7.3f} s  {args.files / ours_parallel:9.0f} files/s"
-            "  (one process per CPU)"
+            f"memory per MiB of source ({mib:.2f} MiB file): review {(ours - baseline) / 1024 / mib:.0f} MiB, "
+            f"ast.parse alone {(parse - baseline) / 1024 / mib:.0f} MiB (above an idle interpreter)"
         )
-        if not os.path.exists(args.ruff):
-            print("ruff check --select AIR:    not run (ruff not found; pass --ruff PATH)")
-            return 0
-        version = subprocess.run([args.ruff, "--version"], capture_output=True, text=True).stdout.strip()
-        ruff = best_time(
-            [args.ruff, "check", "--select", "AIR", "--no-cache", "--isolated", "--exit-zero", tree], args.repeat
-        )
-        print(f"ruff check --select AIR:    {ruff:7.3f} s  {args.files / ruff:9.0f} files/s  ({version})")
-        best = min(ours, ours_parallel)
-        print(f"ratio (review / ruff):      {ruff / best:.3f} (review's best files/s as a fraction of ruff's)")
     return 0
 
 

@@ -2,8 +2,9 @@
 
 ``add_arguments`` and ``run`` are the interface ``resumable_jobs.cli`` calls; ``run`` returns
 the exit code: 0 when nothing was found, 1 when there are findings or files that could not be
-reviewed, 2 for a usage error (a path that does not exist, an unknown code in
-``--select``/``--ignore``).
+reviewed, 2 for a usage error (a path on the command line that does not exist, is a broken
+link or a link loop; an unknown code in ``--select``/``--ignore``). Links and loops met inside
+a folder are reported as file errors, and the rest of the folder is reviewed.
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import os
 import sys
 
 from resumable_jobs.review.engine import review_files
+from resumable_jobs.review.findings import FileError
 from resumable_jobs.review.formats import FORMATS
 from resumable_jobs.review.rules import ALL_RULES, Rule
-from resumable_jobs.review.walker import MissingPathError, python_files
+from resumable_jobs.review.walker import PathError, walk
 
-__all__ = ["UsageError", "add_arguments", "run", "select_rules"]
+__all__ = ["UsageError", "add_arguments", "available_cpus", "run", "select_rules"]
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -49,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="processes for large trees (default: 1; 0 = one per CPU)",
+        help="processes for large trees (default: 1; 0 = one per CPU that is not already busy)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
 
@@ -57,15 +59,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         rules = select_rules(args.select, args.ignore)
-        files = python_files(args.paths)
-    except MissingPathError as exc:
-        return _usage(f"path does not exist: {exc}")
-    except UsageError as exc:
+        walked = walk(args.paths)
+    except (PathError, UsageError) as exc:
         return _usage(str(exc))
     if args.jobs < 0:
         return _usage("--jobs must be 0 or more")
-    jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
-    result = review_files(files, rules, jobs=jobs)
+    jobs = args.jobs if args.jobs > 0 else available_cpus()
+    result = review_files(walked.files, rules, jobs=jobs)
+    result.errors.extend(FileError(p.path, p.message) for p in walked.problems)
+    result.sort()
     report = FORMATS[args.format](result)
     if args.output:
         with open(args.output, "w", encoding="utf-8") as handle:
@@ -73,6 +75,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(report)
     return EXIT_FINDINGS if result.findings or result.errors else EXIT_CLEAN
+
+
+def available_cpus() -> int:
+    """``--jobs 0``: the CPUs this process may use that other work is not already keeping busy.
+
+    On a machine whose cores are saturated, a second process only adds start-up and hand-over
+    costs, so ``-j0`` then reviews in one process and is never slower than ``-j1``.
+    """
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        busy = 0.0
+    return max(1, min(cpus, int(cpus - busy + 0.5)))
 
 
 def select_rules(select: list[str], ignore: list[str]) -> list[Rule]:

@@ -3,8 +3,12 @@
 Why: everything that is not a rule (reading files, reporting files that do not parse,
 ``# noqa`` comments, choosing rules) lives here, so rules stay pure functions of a module.
 
-How: each file is read as bytes and decoded the way Python does (a coding cookie is honoured),
-parsed with :func:`ast.parse`, indexed once, and handed to every selected rule. A file that
+How: each file is read as bytes and decoded the way Python does (a coding cookie is
+honoured), parsed with :func:`ast.parse`, indexed once, and handed to every selected rule, which
+may ask the project index (:mod:`.project`) about names imported from other modules; it also
+reports facts (its Variable uses, its reconnect ifs) that the rules decided over the whole
+tree (RJ001, RJ004) read once every file is done. Large trees are spread over processes; the
+project index and the facts are small plain data, so that costs little. A file that
 cannot be read, decoded or parsed becomes a :class:`FileError`, never an exception. A finding
 is dropped when its line carries ``# noqa`` or ``# noqa: <codes>`` naming its code (the same
 syntax ruff and flake8 use, so add ``RJ`` to ruff's ``lint.external`` to keep ruff quiet).
@@ -15,113 +19,191 @@ What it does not do: import or execute the reviewed files.
 from __future__ import annotations
 
 import ast
+import gc
 import io
-import re
 import tokenize
 import warnings
 from collections.abc import Iterable, Sequence
 
 from resumable_jobs.review.findings import FileError, Finding, ReviewResult
 from resumable_jobs.review.index import ModuleIndex
+from resumable_jobs.review.noqa import silences
+from resumable_jobs.review.project import EMPTY_PROJECT, ModuleSummary, ProjectIndex, ProjectView, summarise_index
 from resumable_jobs.review.rules import ALL_RULES, Rule
+from resumable_jobs.review.variable_usage import ProjectFacts, facts_of
 
 __all__ = ["review_file", "review_files", "review_source"]
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+Analysis = tuple[list[Finding], ProjectFacts]
 
 
 def review_source(source: str, path: str = "<string>", rules: Sequence[Rule] = ALL_RULES) -> list[Finding]:
     """Findings for one module's source text. Raises SyntaxError if it does not parse."""
+    findings, facts = analyse_source(source, path, rules)
+    return sorted(set(findings) | set(_project_findings(facts, rules)))
+
+
+def analyse_source(source: str, path: str, rules: Sequence[Rule], project: ProjectView = EMPTY_PROJECT) -> Analysis:
+    """The file's own findings and the facts it reports for the tree-wide rules."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences in DAG files are not our concern
         tree = ast.parse(source, filename=path)
-    index = ModuleIndex(tree, source, path)
+    index = ModuleIndex(tree, source, path, project)
     findings = {finding for rule in rules for finding in rule.check(index)}
-    return sorted(_without_noqa(findings, source))
+    facts = facts_of(index) if any(rule.check_project is not None for rule in rules) else ProjectFacts()
+    return _without_noqa(findings, source), facts
 
 
 def review_file(path: str, rules: Sequence[Rule] = ALL_RULES) -> list[Finding] | FileError:
     """Findings for one file, or the reason it could not be reviewed; never raises."""
+    outcome = _analyse_file(path, rules, EMPTY_PROJECT)
+    if isinstance(outcome, FileError):
+        return outcome
+    findings, facts = outcome
+    return sorted(set(findings) | set(_project_findings(facts, rules)))
+
+
+def _analyse_file(path: str, rules: Sequence[Rule], project: ProjectView) -> Analysis | FileError:
+    source = _read(path)
+    if isinstance(source, FileError):
+        return source
+    try:
+        return analyse_source(source, path, rules, project)
+    except SyntaxError as exc:
+        where = f" (line {exc.lineno})" if exc.lineno else ""
+        return FileError(path, f"cannot parse: {exc.msg}{where}")
+    except (ValueError, RecursionError) as exc:  # null bytes, absurdly deep nesting
+        return FileError(path, f"cannot parse: {exc}")
+
+
+def _read(path: str) -> str | FileError:
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as exc:
         return FileError(path, f"cannot read: {exc.strerror or exc}")
     try:
-        source = _decode(raw)
+        return _decode(raw)
     except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
         # detect_encoding raises SyntaxError for bytes that match no declared encoding
         return FileError(path, f"cannot decode: {getattr(exc, 'msg', None) or exc}")
+
+
+def _summarise(path: str) -> ModuleSummary | None:
+    source = _read(path)
+    if isinstance(source, FileError):
+        return None
     try:
-        return review_source(source, path, rules)
-    except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if exc.lineno else ""
-        return FileError(path, f"cannot parse: {exc.msg}{where}")
-    except ValueError as exc:  # source with null bytes
-        return FileError(path, f"cannot parse: {exc}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=path)
+        return summarise_index(ModuleIndex(tree, source, path))
+    except (SyntaxError, ValueError, RecursionError):
+        return None
 
 
 def review_files(paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: int = 1) -> ReviewResult:
     """Review every file; ``jobs`` > 1 spreads large trees over that many processes.
 
-    Parallel and serial runs give identical results: files are independent and the result is
-    sorted at the end.
+    Parallel and serial runs give identical results: each file's findings depend only on the
+    file and the project index, and the result is sorted at the end.
     """
     paths = list(paths)
     result = ReviewResult(files_reviewed=len(paths))
-    if jobs > 1 and len(paths) >= _PARALLEL_THRESHOLD:
-        outcomes: Iterable[list[Finding] | FileError] = _review_in_processes(paths, rules, jobs)
-    else:
-        outcomes = (review_file(path, rules) for path in paths)
-    for outcome in outcomes:
-        if isinstance(outcome, FileError):
-            result.errors.append(outcome)
+    # The reviewer allocates many small, short-lived objects (AST nodes) and makes few cycles:
+    # collecting rarely saves time, and collecting at all keeps memory bounded.
+    thresholds = gc.get_threshold()
+    gc.set_threshold(_GC_THRESHOLD, *thresholds[1:])
+    try:
+        project = ProjectIndex(paths, _summarise)
+        if jobs > 1 and len(paths) >= _PARALLEL_THRESHOLD:
+            outcomes: Iterable[Analysis | FileError] = _analyse_in_processes(paths, rules, jobs, project)
         else:
-            result.findings.extend(outcome)
+            outcomes = (_analyse_file(path, rules, project) for path in paths)
+        facts = ProjectFacts()
+        findings: set[Finding] = set()
+        for outcome in outcomes:
+            if isinstance(outcome, FileError):
+                result.errors.append(outcome)
+            else:
+                findings.update(outcome[0])
+                facts.merge(outcome[1])
+        findings.update(_project_findings(facts, rules))
+        result.findings = list(findings)
+    finally:
+        gc.set_threshold(*thresholds)
     result.sort()
     return result
 
 
+def _project_findings(facts: ProjectFacts, rules: Sequence[Rule]) -> list[Finding]:
+    return [f for rule in rules if rule.check_project is not None for f in rule.check_project(facts)]
+
+
+#: Allocations between two youngest-generation collections (CPython's default is 700).
+_GC_THRESHOLD = 50_000
+
 #: Below this many files a process pool costs more than it saves.
 _PARALLEL_THRESHOLD = 200
 
+#: The project index of the run, inherited by forked workers (or set by their initializer).
+_WORKER_PROJECT: ProjectView = EMPTY_PROJECT
 
-def _review_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int) -> list[list[Finding] | FileError]:
+
+def _analyse_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int, project: ProjectView) -> list:
+    """Spread the files over ``jobs`` processes, this one included.
+
+    This process reviews its own share while ``jobs - 1`` forked workers review theirs, so no
+    process sits idle waiting, and each worker gets one chunk (one round trip).
+    """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    global _WORKER_PROJECT
     codes = [rule.code for rule in rules]
-    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-    context = multiprocessing.get_context(method)
-    chunk = max(1, len(paths) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        return list(pool.map(_review_by_codes, paths, [codes] * len(paths), chunksize=chunk))
+    forking = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if forking else None)
+    _WORKER_PROJECT = project
+    chunks = [paths[i::jobs] for i in range(jobs)]
+    try:
+        with ProcessPoolExecutor(
+            max_workers=jobs - 1,
+            mp_context=context,
+            initializer=None if forking else _set_worker_project,
+            initargs=() if forking else (project,),
+        ) as pool:
+            futures = [pool.submit(_analyse_chunk, chunk, codes) for chunk in chunks[1:]]
+            parts = [_analyse_chunk(chunks[0], codes), *(future.result() for future in futures)]
+    finally:
+        _WORKER_PROJECT = EMPTY_PROJECT
+    return [outcome for part in parts for outcome in part]
 
 
-def _review_by_codes(path: str, codes: list[str]) -> list[Finding] | FileError:
+def _set_worker_project(project: ProjectView) -> None:
+    global _WORKER_PROJECT
+    _WORKER_PROJECT = project
+
+
+def _analyse_chunk(paths: list[str], codes: list[str]) -> list:
     from resumable_jobs.review.rules import RULES_BY_CODE
 
-    return review_file(path, [RULES_BY_CODE[code] for code in codes])
+    gc.set_threshold(_GC_THRESHOLD, *gc.get_threshold()[1:])
+    rules = [RULES_BY_CODE[code] for code in codes]
+    return [_analyse_file(path, rules, _WORKER_PROJECT) for path in paths]
 
 
 def _decode(raw: bytes) -> str:
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     text = raw.decode(encoding)
-    return text[1:] if text.startswith("\ufeff") else text
+    return text.removeprefix("\ufeff")
 
 
-def _without_noqa(findings: Iterable[Finding], source: str) -> Iterable[Finding]:
+def _without_noqa(findings: Iterable[Finding], source: str) -> list[Finding]:
     if "noqa" not in source:
-        return findings
+        return list(findings)
     lines = source.splitlines()
-    kept = []
-    for finding in findings:
-        line = lines[finding.line - 1] if finding.line <= len(lines) else ""
-        match = _NOQA.search(line)
-        if match is None:
-            kept.append(finding)
-            continue
-        codes = match.group("codes")
-        if codes is not None and finding.code not in {c.upper() for c in re.split(r"[\s,]+", codes)}:
-            kept.append(finding)
-    return kept
+    return [
+        finding
+        for finding in findings
+        if not silences(lines[finding.line - 1] if finding.line <= len(lines) else "", finding.code)
+    ]

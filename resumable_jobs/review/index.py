@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
+
+from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
 
 __all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword"]
 
@@ -35,6 +36,42 @@ TASK_DECORATORS = (
 
 #: Nodes that never contain anything a rule looks at; the walk does not enter them.
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
+
+
+def _concrete(*bases: type) -> frozenset[type]:
+    found: set[type] = set()
+    todo = list(bases)
+    while todo:
+        kind = todo.pop()
+        found.add(kind)
+        todo.extend(kind.__subclasses__())
+    return frozenset(found)
+
+
+#: Exact types skipped by the walk (it compares ``node.__class__``, which is faster than isinstance).
+_LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, complex}
+#: Exact types that :meth:`ModuleIndex._visit` records something for.
+_RECORDED_TYPES = frozenset(
+    {
+        ast.Call,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.If,
+        ast.While,
+        ast.Import,
+        ast.ImportFrom,
+        ast.Assign,
+        ast.AnnAssign,
+        ast.NamedExpr,
+        ast.AugAssign,
+        ast.For,
+        ast.AsyncFor,
+        ast.comprehension,
+        ast.withitem,
+        ast.BinOp,
+    }
+)
 
 #: Operator and sensor methods that run on a worker when the task runs.
 RUNTIME_METHODS = frozenset({"execute", "poke"})
@@ -84,9 +121,12 @@ class CallSite:
 class ModuleIndex:
     """What the rules need to know about one module, gathered in one walk."""
 
-    def __init__(self, tree: ast.Module, source: str, path: str) -> None:
+    def __init__(self, tree: ast.Module, source: str, path: str, project: ProjectView | None = None) -> None:
         self.tree = tree
         self.path = path
+        #: facts about the other modules of the reviewed tree (see :mod:`.project`)
+        self.project = project if project is not None else EMPTY_PROJECT
+        self.source_text = source
         self._lines = source.splitlines()
         #: local name -> fully qualified name, from every import in the file
         self.aliases: dict[str, str] = {}
@@ -98,6 +138,12 @@ class ModuleIndex:
         self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
         self.calls: list[CallSite] = []
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: ``a >> b`` and ``a << b`` expressions (task dependencies, usually)
+        self.shifts: list[tuple[ast.BinOp, tuple[FunctionNode, ...]]] = []
+        #: ``name.attr = value`` statements (not ``self.``): flags set after construction
+        self.attribute_sets: list[tuple[str, str, ast.AST, ast.stmt, tuple[FunctionNode, ...]]] = []
+        #: ``self.attr = value`` statements inside methods (``external_id_key`` and friends)
+        self.self_attribute_sets: list[tuple[str, ast.Assign, FunctionNode]] = []
         #: functions with a ``while`` loop directly in them (poll loops)
         self.functions_with_loops: set[FunctionNode] = set()
         self._local_constants: dict[FunctionNode, dict[str, str]] = {}
@@ -108,45 +154,75 @@ class ModuleIndex:
         for func in self.functions:
             self.functions_by_name.setdefault(func.name, []).append(func)
         self.classes_by_name = {cls.name: cls for cls in self.classes}
+        #: calls made directly in each function (not in functions nested in it)
+        self.calls_by_function: dict[FunctionNode, list[CallSite]] = {}
+        for site in self.calls:
+            if site.stack:
+                self.calls_by_function.setdefault(site.stack[-1], []).append(site)
         self.runtime_functions = self._find_runtime_functions()
 
     # -- the walk -------------------------------------------------------------------------
 
     def _walk(self, root: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> None:
-        # An explicit work list instead of recursion over ast.iter_child_nodes: this loop is
-        # most of the reviewer's run time, and leaf nodes (names, constants, contexts) are
-        # skipped without being visited.
-        work: list[tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]] = [(root, stack, cls)]
+        """Record the nodes of one scope (the module, a function, a class body), in source order.
+
+        An explicit work list instead of recursion over ast.iter_child_nodes: this loop is most
+        of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped by their
+        exact type, only the node types a rule needs go through :meth:`_visit`, and a nested
+        function or class is walked right where it is met, with its own scope.
+        """
+        work = [root]
         pop = work.pop
         visit = self._visit
+        leaves = _LEAF_TYPES
+        recorded = _RECORDED_TYPES
+        node_type = ast.AST
         while work:
-            node, stack, cls = pop()
+            node = pop()
             children = []
+            add = children.append
             for name in node._fields:
                 value = getattr(node, name, None)
-                if isinstance(value, list):
+                # The list and single-node branches are spelled out twice on purpose: this is
+                # the hottest loop of the reviewer, and a shared loop over (value,) is slower.
+                if value.__class__ is list:
                     for item in value:
-                        if isinstance(item, ast.AST) and not isinstance(item, _LEAVES):
-                            children.append(visit(item, stack, cls))
-                elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
-                    children.append(visit(value, stack, cls))
-            # Records are made in source order; children are walked depth first, in order.
-            work.extend(reversed(children))
+                        kind = item.__class__
+                        if kind in leaves:
+                            continue
+                        if kind in recorded:
+                            if visit(item, stack, cls):
+                                add(item)
+                        elif isinstance(item, node_type):
+                            add(item)
+                else:
+                    kind = value.__class__
+                    if kind in leaves:
+                        continue
+                    if kind in recorded:
+                        if visit(value, stack, cls):
+                            add(value)
+                    elif isinstance(value, node_type):
+                        add(value)
+            # A node is recorded before the nodes inside it; children are walked depth first.
+            if children:
+                children.reverse()
+                work.extend(children)
 
-    def _visit(
-        self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None
-    ) -> tuple[ast.AST, tuple[FunctionNode, ...], ast.ClassDef | None]:
-        """Record one node and return how to walk its children."""
+    def _visit(self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """Record one node; False when it opened a scope that was walked already."""
         if isinstance(child, ast.Call):
             self.calls.append(CallSite(child, stack))
         elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.functions.append(child)
             if cls is not None:
                 self.owner_class[child] = cls
-            return child, (*stack, child), None
+            self._walk(child, (*stack, child), None)
+            return False
         elif isinstance(child, ast.ClassDef):
             self.classes.append(child)
-            return child, stack, child
+            self._walk(child, stack, child)
+            return False
         elif isinstance(child, ast.If):
             self.ifs.append((child, stack))
         elif isinstance(child, ast.While):
@@ -160,12 +236,21 @@ class ModuleIndex:
                     head = alias.name.split(".")[0]
                     self.aliases[head] = head
         elif isinstance(child, ast.ImportFrom):
-            if child.module and not child.level:
+            # relative imports keep their dots (".helpers.save"): the project index resolves them
+            module = "." * child.level + (child.module or "")
+            if module:
+                prefix = module if module.endswith(".") else module + "."
                 for alias in child.names:
                     if alias.name != "*":
-                        self.aliases[alias.asname or alias.name] = f"{child.module}.{alias.name}"
+                        self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
         elif isinstance(child, ast.Assign):
             self._record_constant(child, stack)
+            for target in child.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    if target.value.id == "self" and stack:
+                        self.self_attribute_sets.append((target.attr, child, stack[-1]))
+                    else:
+                        self.attribute_sets.append((target.value.id, target.attr, child.value, child, stack))
             if stack:
                 for target in child.targets:
                     self._record_binding(stack[-1], target, child.value)
@@ -175,7 +260,9 @@ class ModuleIndex:
             self._record_binding(stack[-1], child.target, None)
         elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
             self._record_binding(stack[-1], child.optional_vars, None)
-        return child, stack, None
+        elif isinstance(child, ast.BinOp) and isinstance(child.op, (ast.RShift, ast.LShift)):
+            self.shifts.append((child, stack))
+        return True
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
         table = self.bindings.setdefault(func, {})
@@ -213,7 +300,53 @@ class ModuleIndex:
             kw = keyword(site.node, "python_callable")
             if kw is not None and isinstance(kw.value, ast.Name):
                 runtime.update(self.functions_by_name.get(kw.value.id, ()))
-        return frozenset(runtime)
+        return frozenset(self._follow_helpers(runtime))
+
+    def _follow_helpers(self, runtime: set[FunctionNode]) -> set[FunctionNode]:
+        """Add the file's own functions that runtime code calls, transitively.
+
+        A task body that calls ``remember_job(job_id)`` runs ``remember_job`` on the worker, so
+        its Variable calls are the task's. Plain names call module functions; ``self.name()``
+        inside a method calls a method of the same class.
+        """
+        todo = list(runtime)
+        while todo:
+            func = todo.pop()
+            for callee in self._callees(func):
+                if callee not in runtime:
+                    runtime.add(callee)
+                    todo.append(callee)
+        return runtime
+
+    def reached_from(self, func: FunctionNode) -> set[FunctionNode]:
+        """``func`` and every function of this module it calls, transitively."""
+        return self._follow_helpers({func})
+
+    @property
+    def imports_local_code(self) -> bool:
+        """Whether the file imports a module of the reviewed tree (helpers, constants, operators)."""
+        found = self.__dict__.get("_imports_local_code")
+        if found is None:
+            found = self.project.imports_local_code(self.path, set(self.aliases.values()))
+            self.__dict__["_imports_local_code"] = found
+        return found
+
+    def line_text(self, line: int) -> str:
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+
+    def _callees(self, func: FunctionNode) -> list[FunctionNode]:
+        found = []
+        for site in self.calls_by_function.get(func, ()):
+            target = site.node.func
+            if isinstance(target, ast.Name):
+                found.extend(f for f in self.functions_by_name.get(target.id, ()) if f not in self.owner_class)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                cls = self.owner_class.get(func)
+                if cls is not None:
+                    found.extend(
+                        f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls
+                    )
+        return found
 
     def task_decorator(self, func: FunctionNode) -> str | None:
         """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None."""
@@ -263,7 +396,11 @@ class ModuleIndex:
                 local = self._local_constants.get(func, {})
                 if node.id in local:
                     return local[node.id]
-            return self.constants.get(node.id)
+            if node.id in self.constants:
+                return self.constants[node.id]
+            return self._imported_constant(node)
+        if isinstance(node, ast.Attribute):
+            return self._imported_constant(node)
         if isinstance(node, ast.JoinedStr):
             parts = []
             for value in node.values:
@@ -287,6 +424,13 @@ class ModuleIndex:
         ):
             return node.func.value.value
         return None
+
+    def _imported_constant(self, node: ast.AST) -> str | None:
+        """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""
+        name = dotted_name(node)
+        if name is None or name.split(".")[0] not in self.aliases:
+            return None
+        return self.project.constant(self.path, self.resolve(node) or name)
 
     def display_key(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str:
         """A key as source in a message: ``"etl_cursor"`` when known, else ``f"{t}_cursor"``."""
@@ -315,7 +459,11 @@ class ModuleIndex:
             self.__dict__["_called_names"] = names
         return names
 
-    def calls_in_runtime(self) -> Iterator[CallSite]:
-        for site in self.calls:
-            if site.stack and self.in_runtime(site.stack):
-                yield site
+    def calls_in_runtime(self) -> list[CallSite]:
+        """The calls that run inside a task, in source order (computed once)."""
+        found = self.__dict__.get("_runtime_calls")
+        if found is None:
+            runtime = self.runtime_functions
+            found = [site for site in self.calls if site.stack and not runtime.isdisjoint(site.stack)]
+            self.__dict__["_runtime_calls"] = found
+        return found

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SUBMIT_OPERATORS", "WaitModel", "submit_operator"]
+__all__ = ["SUBMIT_OPERATORS", "WaitModel", "is_sensor_name", "submit_operator"]
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,9 @@ class WaitModel:
     default: bool
 
     def describe_no_wait(self) -> str:
+        """Why it does not wait, for "'x' does not wait (...)": no parentheses of its own."""
         if self.keyword is None:
-            return "(no wait argument: it does not wait)"
+            return "it has no wait argument"
         return f"{self.keyword}={not self.wait_value}"
 
     def describe_wait(self) -> str:
@@ -70,12 +71,32 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
     "SageMakerTrainingOperator": _COMPLETION,
     "SageMakerProcessingOperator": _COMPLETION,
     "SageMakerTransformOperator": _COMPLETION,
+    "SageMakerTuningOperator": _COMPLETION,
+    "SageMakerAutoMLOperator": _COMPLETION,
+    "GlueDataQualityRuleSetEvaluationRunOperator": _COMPLETION,
+    "ComprehendStartPiiEntitiesDetectionJobOperator": _COMPLETION,
+    "ComprehendCreateDocumentClassifierOperator": _COMPLETION,
+    "BedrockCustomizeModelOperator": _COMPLETION,
+    "BedrockIngestDataOperator": _COMPLETION,
+    "BedrockBatchInferenceOperator": _COMPLETION,
+    "QuickSightCreateIngestionOperator": _COMPLETION,
+    # Kubernetes: creating the SparkApplication returns at once in the versions DAGs pair with
+    # SparkKubernetesSensor
+    "SparkKubernetesOperator": _NEVER,
     # AWS: do not wait unless asked
     "EmrAddStepsOperator": _COMPLETION_OFF,
-    "EmrCreateJobFlowOperator": _COMPLETION_OFF,
+    # (EmrCreateJobFlowOperator is not here: it provisions a cluster, and a sensor waiting for
+    # the cluster reports the cluster's state, not a job's outcome.)
     "EmrStartNotebookExecutionOperator": _COMPLETION_OFF,
     "SageMakerStartPipelineOperator": _COMPLETION_OFF,
     "StepFunctionStartExecutionOperator": _NEVER,
+    # Azure Synapse: like Data Factory
+    "AzureSynapseRunPipelineOperator": _TERMINATION,
+    "AzureSynapseRunSparkBatchOperator": _TERMINATION,
+    # Dataflow: wait_until_finished=False returns once the job is launched (batch jobs wait
+    # by default)
+    "DataflowTemplatedJobStartOperator": WaitModel("wait_until_finished", True, True),
+    "DataflowStartFlexTemplateOperator": WaitModel("wait_until_finished", True, True),
     # Google and Airbyte: asynchronous=True returns right after submitting
     "DataprocSubmitJobOperator": _ASYNCHRONOUS,
     "DataprocCreateBatchOperator": _ASYNCHRONOUS,
@@ -85,8 +106,32 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
 }
 
 
+#: packages whose operators keep the names (and wait arguments) of the table above
+_KNOWN_PACKAGES = ("airflow.providers.", "airflow.contrib.", "resumable_jobs", "astronomer.providers.")
+
+#: old names still found in DAGs
+_ALIASES = {"AwsGlueJobOperator": "GlueJobOperator", "AwsBatchOperator": "BatchOperator"}
+
+
 def submit_operator(qualified_name: str | None) -> WaitModel | None:
-    """The wait model of a submit operator, if ``qualified_name`` is one from a known package."""
-    if not qualified_name or not qualified_name.startswith(("airflow.providers.", "resumable_jobs")):
+    """The wait model of a submit operator, if ``qualified_name`` is one from a known package.
+
+    astronomer-providers' ``*Async`` operators are the deferrable form of the operator of the
+    same name: they defer (and so wait) unless told not to wait.
+    """
+    if not qualified_name or not qualified_name.startswith(_KNOWN_PACKAGES):
         return None
-    return SUBMIT_OPERATORS.get(qualified_name.rsplit(".", 1)[-1])
+    name = qualified_name.rsplit(".", 1)[-1]
+    deferrable = name.endswith("Async")
+    if deferrable:
+        name = name[: -len("Async")]
+    name = _ALIASES.get(name, name)
+    model = SUBMIT_OPERATORS.get(name)
+    if model is not None and deferrable:
+        return WaitModel(model.keyword, model.wait_value, True)
+    return model
+
+
+def is_sensor_name(qualified_name: str | None) -> bool:
+    """``...Sensor`` or astronomer-providers' ``...SensorAsync``."""
+    return bool(qualified_name) and qualified_name.endswith(("Sensor", "SensorAsync"))

@@ -6,10 +6,13 @@ to, and the edges from ``>>``/``<<``, ``chain(...)``, ``set_downstream``/``set_u
 from passing one task's output to another (``submit.output``, ``wait(submit_job())``), which
 Airflow also turns into a dependency.
 
-How: each scope that can define a DAG (the module body, and every function that is not itself
-a task body, such as a ``@dag`` function or a DAG factory) is read on its own. A call is a
-task when it passes ``task_id=`` (every operator does) or calls a ``@task`` function of the
-file, including ``.override(...)``, ``.partial(...)`` and ``.expand(...)`` forms.
+How: each scope that can define a DAG (the module body, and every function that is neither a
+task body nor a method, such as a ``@dag`` function or a DAG factory) is read on its own, from
+the calls and ``>>``/``<<`` expressions the module index already collected for it, so no
+statement is walked twice. A call is a task when it passes ``task_id=`` (every operator does)
+or calls a ``@task`` function of the file, including ``.override(...)``, ``.partial(...)`` and
+``.expand(...)`` forms. Flags assigned after construction (``run.deferrable = True``) are
+kept on the task as overrides of its keywords.
 
 What it does not do: follow tasks across scopes or files, expand loops, or understand task
 groups as dependency targets; a dependency it cannot read is simply absent, which can only
@@ -42,6 +45,19 @@ class TaskNode:
     function: FunctionNode | None = None
     #: every call of the chain (``Op.partial(...).expand(...)``), where keywords may be
     calls: list[ast.Call] = field(default_factory=list)
+    #: ``task.attr = value`` after construction (``submit.wait_for_completion = False``)
+    overrides: dict[str, ast.Assign] = field(default_factory=dict)
+
+    def setting(self, name: str) -> ast.AST | None:
+        """The value ``name`` ends up with: a later attribute assignment, else the keyword."""
+        if name in self.overrides:
+            return self.overrides[name].value
+        kw = self.keyword(name)
+        return kw.value if kw is not None else None
+
+    def setting_node(self, name: str) -> ast.AST | None:
+        """Where ``name`` is set: the assignment statement or the keyword."""
+        return self.overrides.get(name) or self.keyword(name)
 
     def keyword(self, name: str) -> ast.keyword | None:
         for call in self.calls:
@@ -84,27 +100,45 @@ class TaskGraph:
         return seen
 
 
-def task_graphs(index: ModuleIndex) -> Iterator[TaskGraph]:
-    scopes: list[ast.AST] = [index.tree]
-    scopes += [f for f in index.functions if f not in index.runtime_functions]
-    for scope in scopes:
-        graph = _ScopeReader(index).read(scope)
-        if len(graph.nodes) > 1:
+def task_graphs(index: ModuleIndex, min_tasks: int = 2) -> Iterator[TaskGraph]:
+    """The task graph of every DAG scope with at least ``min_tasks`` tasks, read once per file."""
+    graphs = index.__dict__.get("_task_graphs")
+    if graphs is None:
+        scopes: list[ast.AST] = [index.tree]
+        scopes += [f for f in index.functions if f not in index.runtime_functions and f not in index.owner_class]
+        calls: dict[ast.AST, list[ast.Call]] = {}
+        shifts: dict[ast.AST, list[ast.BinOp]] = {}
+        for site in index.calls:
+            calls.setdefault(site.stack[-1] if site.stack else index.tree, []).append(site.node)
+        for node, stack in index.shifts:
+            shifts.setdefault(stack[-1] if stack else index.tree, []).append(node)
+        graphs = []
+        for scope in scopes:
+            if scope in calls:
+                graph = _ScopeReader(index, calls[scope], shifts.get(scope, [])).read(scope)
+                if graph.nodes:
+                    graphs.append(graph)
+        index.__dict__["_task_graphs"] = graphs
+    for graph in graphs:
+        if len(graph.nodes) >= min_tasks:
             yield graph
 
 
 class _ScopeReader:
-    def __init__(self, index: ModuleIndex) -> None:
+    def __init__(self, index: ModuleIndex, calls: list[ast.Call], shifts: list[ast.BinOp]) -> None:
         self.index = index
+        #: the calls and shift expressions of this scope, in source order (from the index)
+        self.calls = calls
+        self.shifts = shifts
         self.graph = TaskGraph()
         self.bindings: dict[str, list[TaskNode]] = {}
         self.by_call: dict[ast.Call, TaskNode] = {}
 
     def read(self, scope: ast.AST) -> TaskGraph:
         statements = list(_scope_statements(scope))
-        # First every task and name binding, then the dependencies between them.
+        # First every task, then the names bound to them, then the dependencies between them.
+        self._collect_tasks()
         for statement in statements:
-            self._collect_tasks(statement)
             if isinstance(statement, (ast.Assign, ast.AnnAssign)) and statement.value is not None:
                 targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
                 nodes = self._operand(statement.value)
@@ -117,33 +151,33 @@ class _ScopeReader:
                         nodes = self._operand(item.context_expr)
                         if nodes:
                             self.bindings[item.optional_vars.id] = nodes
+        for statement in statements:
+            self._override(statement)
         for node in self.graph.nodes:
             self._data_edges(node)
-        for statement in statements:
-            for expr in _expressions(statement):
-                self._dependencies(expr)
+        self._dependencies()
         return self.graph
+
+    def _override(self, statement: ast.stmt) -> None:
+        if not isinstance(statement, ast.Assign):
+            return
+        for target in statement.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                for node in self.bindings.get(target.value.id, ()):
+                    node.overrides[target.attr] = statement
 
     # -- tasks ------------------------------------------------------------------------
 
-    def _collect_tasks(self, statement: ast.stmt) -> None:
-        for expr in _expressions(statement):
-            self._find_tasks(expr)
-
-    def _find_tasks(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Call):
-            task = self._as_task(node)
+    def _collect_tasks(self) -> None:
+        consumed: set[ast.Call] = set()
+        for call in self.calls:  # outer calls come before the calls nested in them
+            if call in consumed:
+                continue
+            task = self._as_task(call)
             if task is not None:
                 self.graph.nodes.append(task)
-                self.by_call[node] = task
-                for call in task.calls:
-                    for child in [*call.args, *call.keywords]:
-                        self._find_tasks(child)
-                return
-        if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            return
-        for child in ast.iter_child_nodes(node):
-            self._find_tasks(child)
+                self.by_call[call] = task
+                consumed.update(task.calls)
 
     def _as_task(self, call: ast.Call) -> TaskNode | None:
         chain = [call]
@@ -185,24 +219,23 @@ class _ScopeReader:
             return self._operand(expr.value)
         return []
 
-    def _dependencies(self, expr: ast.AST) -> None:
-        for node in ast.walk(expr):
-            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.RShift, ast.LShift)):
-                left, right = self._operand(node.left), self._operand(node.right)
-                if isinstance(node.op, ast.LShift):
-                    left, right = right, left
-                for up in left:
-                    for down in right:
-                        self.graph.add_edge(up, down)
-            elif isinstance(node, ast.Call):
-                name = call_name(node)
-                if name == "chain" and isinstance(node.func, (ast.Name, ast.Attribute)):
-                    self._chain(node.args)
-                elif name in ("set_downstream", "set_upstream") and isinstance(node.func, ast.Attribute):
-                    this = self._operand(node.func.value)
-                    others = [n for a in node.args for n in self._operand(a)]
-                    pairs = [(a, b) for a in this for b in others]
-                    for a, b in pairs:
+    def _dependencies(self) -> None:
+        for node in self.shifts:
+            left, right = self._operand(node.left), self._operand(node.right)
+            if isinstance(node.op, ast.LShift):
+                left, right = right, left
+            for up in left:
+                for down in right:
+                    self.graph.add_edge(up, down)
+        for node in self.calls:
+            name = call_name(node)
+            if name == "chain" and isinstance(node.func, (ast.Name, ast.Attribute)):
+                self._chain(node.args)
+            elif name in ("set_downstream", "set_upstream") and isinstance(node.func, ast.Attribute):
+                this = self._operand(node.func.value)
+                others = [n for a in node.args for n in self._operand(a)]
+                for a in this:
+                    for b in others:
                         if name == "set_downstream":
                             self.graph.add_edge(a, b)
                         else:
@@ -260,19 +293,6 @@ def _scope_statements(scope: ast.AST) -> Iterator[ast.stmt]:
 class _Block:
     def __init__(self, body: list[ast.stmt]) -> None:
         self.body = body
-
-
-def _expressions(statement: ast.stmt) -> Iterator[ast.AST]:
-    """The expressions that belong to this statement itself, not to statements nested in it."""
-    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return
-    for name, value in ast.iter_fields(statement):
-        if name in ("body", "orelse", "finalbody", "handlers"):
-            continue
-        if isinstance(value, ast.AST):
-            yield value
-        elif isinstance(value, list):
-            yield from (v for v in value if isinstance(v, ast.AST))
 
 
 def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast.Call) -> Iterator[ast.AST]:

@@ -9,6 +9,13 @@ How: a call counts when its receiver resolves, through the file's imports and al
 of Airflow's ``Variable`` classes (``airflow.models``, ``airflow.models.variable``,
 ``airflow.sdk``). The key comes from the first positional argument or ``key=``.
 
+Besides the calls themselves, :func:`runtime_variable_records` gives plain records (path,
+position, key, read or write, the function it runs in) for every Variable use a task makes:
+calls in the task, in the file's helpers it calls, in helpers of other modules it imports
+(through the project index), and Jinja reads (``{{ var.value.key }}``, ``{{ var.json.key }}``)
+in operator arguments. Records travel between processes, so RJ001 and RJ004 decide over the
+whole reviewed tree: a key one task writes and another reads is seen even across files.
+
 What it does not do: Variable calls at module level run when the DAG file is parsed, not per
 run; they are a different problem (parse-time cost) and are not collected.
 """
@@ -16,18 +23,25 @@ run; they are a different problem (parse-time cost) and are not collected.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
+import json
+import os
+import re
+from dataclasses import dataclass, replace
 
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, keyword
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword
 from resumable_jobs.review.keys import KeyKind, classify
+from resumable_jobs.review.noqa import noqa_codes
 
 __all__ = [
     "VARIABLE_CLASSES",
     "VariableAccess",
+    "VariableRecord",
     "argument",
+    "function_id",
     "is_variable_call",
     "runtime_variable_accesses",
-    "written_keys",
+    "runtime_variable_records",
+    "variable_records_of",
 ]
 
 VARIABLE_CLASSES = frozenset(
@@ -98,6 +112,277 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     return accesses
 
 
-def written_keys(index: ModuleIndex) -> frozenset[str]:
-    """Keys that some task in this file writes with ``Variable.set``."""
-    return frozenset(a.key for a in runtime_variable_accesses(index) if a.op == "set" and a.key)
+def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
+    """A write whose value comes from a read of the same key in the same function."""
+    if access.op != "set" or access.value is None or not access.key:
+        return False
+    reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
+    if not reads:
+        return False
+    flow = _name_flow(index, access.function)
+    derived = {name for name, (_, calls) in flow.items() if calls & reads}
+    changed = bool(derived)
+    while changed:  # offset = Variable.get(...); n = int(offset); Variable.set(..., n + 1)
+        changed = False
+        for name, (used, _) in flow.items():
+            if name not in derived and used & derived:
+                derived.add(name)
+                changed = True
+    return _uses(access.value, reads, derived)
+
+
+def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[str], set[ast.AST]]]:
+    """For each local name of ``func``: the names and the calls its assigned values use (once)."""
+    cache = index.__dict__.setdefault("_name_flow", {})
+    flow = cache.get(func)
+    if flow is None:
+        flow = {}
+        for name, values in index.bindings.get(func, {}).items():
+            used: set[str] = set()
+            calls: set[ast.AST] = set()
+            for value in values:
+                for sub in ast.walk(value):
+                    if isinstance(sub, ast.Name):
+                        used.add(sub.id)
+                    elif isinstance(sub, ast.Call):
+                        calls.add(sub)
+            flow[name] = (used, calls)
+        cache[func] = flow
+    return flow
+
+
+def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:
+    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in ast.walk(node))
+
+
+#: ``{{ var.value.key }}``, ``{{ var.json.key.field }}``, ``var.value.get('key')``
+_JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|\.([A-Za-z_]\w*))")
+
+
+@dataclass(frozen=True)
+class VariableRecord:
+    """One Variable read or write that runs in a task, as plain data (it crosses processes)."""
+
+    path: str
+    line: int
+    column: int
+    op: str
+    key: str | None
+    kind: KeyKind | None
+    shown_key: str
+    #: the function it runs in (see :func:`function_id`)
+    function: str
+    #: "code" for a call, "jinja" for a template read
+    origin: str = "code"
+    #: codes silenced by a noqa comment on its line: None for none, "*" for all
+    noqa: str | None = None
+    #: when reported at a call of a helper outside the reviewed tree: "helper (file:line)"
+    via: str | None = None
+    #: the key is a name the caller provides (a parameter, or taken from one): see
+    #: :func:`keys_from_callers`
+    key_from_caller: bool = False
+    #: a write whose value is computed from a read of the same key in the same function: the
+    #: value is moved on from run to run (a counter, an offset, a last-seen marker)
+    advances: bool = False
+
+    def silenced(self, code: str) -> bool:
+        return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
+
+
+def function_id(index: ModuleIndex, func: FunctionNode) -> str:
+    """How records name the function they run in: ``path:line:name``."""
+    return f"{os.path.abspath(index.path)}:{func.lineno}:{func.name}"
+
+
+def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
+    key_node = argument(call, 0, "key")
+    key = index.string_value(key_node, stack)
+    line, column = index.position(call)
+    if key is None and isinstance(key_node, ast.Name):
+        extra.setdefault("key_from_caller", True)
+    return VariableRecord(
+        index.path,
+        line,
+        column,
+        op,
+        key,
+        classify(key),
+        index.display_key(key_node, stack),
+        function_id(index, func),
+        noqa=_noqa_at(index, line),
+        **extra,
+    )
+
+
+def variable_records_of(index: ModuleIndex, functions) -> list[VariableRecord]:
+    """Records for the Variable calls made directly in ``functions`` (helpers of a module)."""
+    records = []
+    for func in functions:
+        for site in index.calls_by_function.get(func, ()):
+            op = is_variable_call(index, site.node)
+            if op is not None:
+                records.append(_record(index, site.node, op, site.stack, func))
+    return records
+
+
+def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
+    """Every Variable use that runs in a task of this file, wherever the call is written."""
+    cached = index.__dict__.get("_variable_records")
+    if cached is not None:
+        return cached
+    if "Variable" not in index.source_text and "var." not in index.source_text and not index.imports_local_code:
+        index.__dict__["_variable_records"] = []
+        return []
+    accesses = runtime_variable_accesses(index)
+    records = [
+        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses)) for a in accesses
+    ]
+    records = _with_caller_keys(index, records)
+    records += _helper_records(index)
+    records += _jinja_records(index)
+    index.__dict__["_variable_records"] = records
+    return records
+
+
+def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Records whose key a caller of this file provides get the keys the callers pass."""
+    if not any(r.key_from_caller for r in records):
+        return records
+    by_name: dict[str, list[ast.Call]] = {}
+    for site in index.calls:
+        kw = keyword(site.node, "python_callable")
+        if kw is not None and isinstance(kw.value, ast.Name):
+            by_name.setdefault(kw.value.id, []).append(site.node)
+        elif isinstance(site.node.func, ast.Name):
+            by_name.setdefault(site.node.func.id, []).append(site.node)
+    result = []
+    for record in records:
+        if not record.key_from_caller:
+            result.append(record)
+            continue
+        name = record.function.rsplit(":", 1)[-1]
+        result.extend(keys_from_callers(record, by_name.get(name, ())))
+    return result
+
+
+def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
+    """A record for each key a call hands to the function: a state-like string it passes.
+
+    ``PythonOperator(python_callable=update_variables, op_kwargs={"UPDATE": {"HARVEST_FROM_DATE":
+    ...}})`` with ``Variable.set(key, value)`` inside ``update_variables`` writes
+    ``HARVEST_FROM_DATE``. Only strings whose words name run state count, so a path or a table
+    name handed to the same call never becomes a key.
+    """
+    found: dict[str, VariableRecord] = {}
+    for call in calls:
+        for node in _passed_values(call):
+            for text in _strings(node):
+                kind = classify(text)
+                if kind is not None and text not in found:
+                    found[text] = replace(
+                        record, key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
+                    )
+    return list(found.values())
+
+
+def _passed_values(call: ast.Call):
+    for kw in call.keywords:
+        if kw.arg not in _NOT_PASSED:
+            yield kw.value
+    yield from call.args
+
+
+_NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "retries", "doc_md", "pool", "queue"})
+
+
+def _strings(node: ast.AST):
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
+            yield sub.value
+
+
+def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
+    """Variable calls in helpers of other modules that a task of this file calls."""
+    project = index.project
+    found: list[VariableRecord] = []
+    seen: set[tuple[str, str]] = set()
+    for site, target in _imported_runtime_calls(index):
+        todo = [(index.path, index.resolve(target) or "")]
+        while todo:
+            importer, qualified = todo.pop()
+            if (importer, qualified) in seen or len(seen) > 200:
+                continue
+            seen.add((importer, qualified))
+            facts = project.function(importer, qualified)
+            if facts is None:
+                continue
+            for record in _caller_keyed(facts.variable_accesses, site.node):
+                if project.is_reviewed(record.path):
+                    found.append(record)
+                else:  # the helper is outside the reviewed tree: report at the call
+                    line, column = index.position(site.node)
+                    where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"
+                    found.append(
+                        replace(
+                            record, path=index.path, line=line, column=column, noqa=_noqa_at(index, line), via=where
+                        )
+                    )
+            todo.extend((facts.path, callee) for callee in facts.calls)
+    return found
+
+
+def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:
+    result = []
+    for record in records:
+        result.extend(keys_from_callers(record, [call]) if record.key_from_caller else [record])
+    return result
+
+
+def _imported_runtime_calls(index: ModuleIndex):
+    """(call, callee) for imported functions that run in a task: called from a task body, or
+    handed to an operator as ``python_callable=`` (``PythonOperator(python_callable=helpers.load)``)."""
+    for site in index.calls_in_runtime():
+        local = dotted_name(site.node.func)
+        if local and local.split(".")[0] in index.aliases:
+            yield site, site.node.func
+    for site in index.calls:
+        kw = keyword(site.node, "python_callable")
+        if kw is not None:
+            local = dotted_name(kw.value)
+            if local and local.split(".")[0] in index.aliases:
+                yield site, kw.value
+
+
+def _noqa_at(index: ModuleIndex, line: int) -> str | None:
+    return noqa_codes(index.line_text(line))
+
+
+def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
+    """``{{ var.value.key }}`` reads in the string arguments of operator calls."""
+    if "var." not in index.source_text:
+        return []
+    found = []
+    for site in index.calls:
+        if not any(kw.arg == "task_id" for kw in site.node.keywords):
+            continue
+        for kw in site.node.keywords:
+            for node in ast.walk(kw.value):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and "var." in node.value:
+                    for match in _JINJA_VAR.finditer(node.value):
+                        key = match.group(1) or match.group(2)
+                        line, column = index.position(node)
+                        found.append(
+                            VariableRecord(
+                                index.path,
+                                line,
+                                column,
+                                "get",
+                                key,
+                                classify(key),
+                                f'"{key}"',
+                                f"{os.path.abspath(index.path)}:{site.node.lineno}:<template>",
+                                origin="jinja",
+                                noqa=_noqa_at(index, line),
+                            )
+                        )
+    return found

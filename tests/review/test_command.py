@@ -75,7 +75,7 @@ def test_sarif_output(capsys, tmp_path):
     document = json.loads(out.read_text())
     assert document["version"] == "2.1.0"
     run = document["runs"][0]
-    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [f"RJ00{i}" for i in range(1, 9)]
+    assert [r["id"] for r in run["tool"]["driver"]["rules"]] == [f"RJ00{i}" for i in range(1, 10)]
     result = run["results"][0]
     assert result["ruleId"] == "RJ006" and result["level"] == "error"
     assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 12, "startColumn": 9}
@@ -150,3 +150,45 @@ def test_pre_commit_hooks_call_the_review_command():
     assert {hook["id"] for hook in hooks} == {"resumable-jobs-review", "resumable-jobs-review-system"}
     for hook in hooks:
         assert hook["entry"] == "resumable-jobs review" and hook["types"] == ["python"]
+
+
+def test_symlinked_folders_are_followed_and_loops_named(tmp_path, capsys):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "team.py").write_text("x = 1\n")
+    dags = tmp_path / "dags"
+    dags.mkdir()
+    (dags / "team").symlink_to(shared, target_is_directory=True)
+    (dags / "loop").symlink_to(dags, target_is_directory=True)
+    (dags / "gone.py").symlink_to(tmp_path / "missing.py")
+    assert python_files([str(dags)]) == [str(dags / "team" / "team.py")]
+    assert invoke(str(dags), "--format", "json") == 1
+    errors = json.loads(capsys.readouterr().out)["errors"]
+    messages = sorted(e["message"] for e in errors)
+    assert messages[0].startswith(f"broken symlink: {dags / 'gone.py'} -> ")
+    assert messages[1] == f"symlink loop: {dags / 'loop'} -> {dags}, not followed"
+    assert invoke(str(dags)) == 1
+    assert capsys.readouterr().out.splitlines()[-1] == "0 findings in 1 file; 2 paths could not be reviewed."
+
+
+def test_path_errors_on_the_command_line_say_what_is_wrong(tmp_path, capsys):
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    broken = tmp_path / "broken.py"
+    broken.symlink_to(tmp_path / "nowhere.py")
+    assert invoke(str(loop)) == 2
+    assert f"symlink loop: {loop}" in capsys.readouterr().err
+    assert invoke(str(broken)) == 2
+    assert f"broken symlink: {broken} -> {tmp_path / 'nowhere.py'}" in capsys.readouterr().err
+    assert invoke(str(tmp_path / "absent")) == 2
+    assert f"path does not exist: {tmp_path / 'absent'}" in capsys.readouterr().err
+
+
+def test_jobs_zero_uses_the_cpus_other_work_leaves_free(monkeypatch):
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert command.available_cpus() == 4
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.6, 0.0, 0.0))
+    assert command.available_cpus() == 1  # 1.4 free: a second process would not help
+    monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))
+    assert command.available_cpus() == 1  # saturated: review in this process, as -j1 does

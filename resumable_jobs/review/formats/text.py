@@ -35,5 +35,5 @@ def _summary(result: ReviewResult) -> str:
     summary = f"{n} finding{'s' if n != 1 else ''}" + (f" ({parts})" if parts else "") + f" in {files}"
     if result.errors:
         e = len(result.errors)
-        summary += f"; {e} file{'s' if e != 1 else ''} could not be reviewed"
+        summary += f"; {e} path{'s' if e != 1 else ''} could not be reviewed"
     return summary + "."

@@ -16,6 +16,7 @@ from resumable_jobs.review.rules import (
     rj006_deferrable_nowait,
     rj007_mixin_subclass,
     rj008_store_values,
+    rj009_per_try_request,
 )
 from resumable_jobs.review.rules.base import Rule
 
@@ -30,6 +31,7 @@ ALL_RULES: tuple[Rule, ...] = (
     rj006_deferrable_nowait.RULE,
     rj007_mixin_subclass.RULE,
     rj008_store_values.RULE,
+    rj009_per_try_request.RULE,
 )
 
 RULES_BY_CODE: dict[str, Rule] = {rule.code: rule for rule in ALL_RULES}

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 from resumable_jobs.review.findings import Finding
 from resumable_jobs.review.index import ModuleIndex
+from resumable_jobs.review.variable_usage import ProjectFacts
 
-__all__ = ["Rule", "make_finding"]
+__all__ = ["Rule", "make_finding", "no_local_findings", "record_finding"]
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,9 @@ class Rule:
     severity: str
     summary: str
     check: Callable[[ModuleIndex], Iterable[Finding]]
+    #: for rules decided over the whole reviewed tree (RJ001, RJ004): findings from the facts
+    #: every file reported; ``check`` then returns nothing
+    check_project: Callable[[ProjectFacts], Iterable[Finding]] | None = None
 
 
 def make_finding(
@@ -45,3 +49,13 @@ def make_finding(
 ) -> Finding:
     line, column = index.position(node)
     return Finding(index.path, line, column, code, severity, message, suggestion)
+
+
+def no_local_findings(index: ModuleIndex) -> Iterable[Finding]:
+    """``check`` of a rule decided over the whole tree (see ``Rule.check_project``)."""
+    return ()
+
+
+def record_finding(record, code: str, severity: str, message: str, suggestion: str) -> Finding:
+    """A finding at a Variable record's position."""
+    return Finding(record.path, record.line, record.column, code, severity, message, suggestion)

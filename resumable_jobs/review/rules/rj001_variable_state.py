@@ -6,14 +6,19 @@ run overwrites it and a retry can resume from another run's position or reconnec
 run's job. ``task_state_store`` is scoped to one task instance and survives its retries, which
 is the scope this state needs (spec sections 1-3).
 
-How: a ``Variable.set`` inside a task body, ``execute()``/``poke()`` or a ``python_callable``
-whose key names per-run state (see :mod:`resumable_jobs.review.keys`) is reported. A
-``Variable.get`` of such a key is reported only when a task in the same file also writes that
-key, or when the key is unambiguous (``cursor``, ``checkpoint``): a read-only job id can be
-configuration, such as the id of a Databricks job definition.
+How: decided over the whole reviewed tree from the Variable records of every file (see
+:mod:`resumable_jobs.review.variables`), so a helper in ``dags/utils/`` that a task calls
+counts. A ``Variable.set`` that runs in a task whose key names per-run state (see
+:mod:`resumable_jobs.review.keys`) is reported. A read of such a key (a call, or a Jinja
+``{{ var.value.key }}``) is reported only when some task writes that key, or when the key is
+unambiguous (``cursor``, ``checkpoint``): a read-only job id can be configuration, such as the
+id of a Databricks job definition. A key whose name says nothing is reported when one task of a
+DAG file writes it and another reads it (a per-run marker passed through a global), or when a
+task writes it with a value computed from what it read (a value moved on from run to run).
 
 What it does not do: report Variables read as configuration (table names, cluster ids,
-feature flags), Variable calls at module level (parse time), watermarks (RJ004), or the
+feature flags), Variable calls at module level (parse time), watermarks and offsets a task
+advances from run to run (RJ004), or the
 Variable calls of a reconnect-or-submit ``if`` already reported as RJ003.
 """
 
@@ -22,48 +27,60 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.keys import KeyKind, is_strong
-from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs
-from resumable_jobs.review.variables import VariableAccess, runtime_variable_accesses, written_keys
+from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
+from resumable_jobs.review.variable_usage import ProjectFacts, VariableUsage
+from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["RULE"]
 
 _STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
 
 
-def check(index: ModuleIndex) -> Iterator[Finding]:
-    reported_as_reconnect = {(found.function, found.key) for found in reconnect_ifs(index)}
-    written = written_keys(index)
-    for access in runtime_variable_accesses(index):
-        if access.kind not in _STATE_KINDS:
+def check_project(facts: ProjectFacts) -> Iterator[Finding]:
+    usage = VariableUsage(facts.records)
+    for record in usage.records:
+        if (record.function, record.key) in facts.reconnects or record.silenced(RULE.code):
             continue
-        if (access.function, access.key) in reported_as_reconnect:
+        if record.kind in _STATE_KINDS:
+            if usage.advanced_across_runs(record.key):
+                continue  # an offset moved on from run to run: RJ004
+            if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
+                continue
+            what = record.kind.value
+        elif record.kind is None and usage.passed_between_tasks(record):
+            what = "a marker one task writes and another reads"
+        elif record.kind is None and usage.advanced(record.key):
+            what = "a value a task moves on from run to run"
+        else:
             continue
-        if access.op == "get" and access.key not in written and not is_strong(access.key):
-            continue
-        yield make_finding(index, access.node, RULE.code, RULE.severity, _message(access), _suggestion(access))
+        yield record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))
 
 
-def _message(access: VariableAccess) -> str:
-    verb = "stores" if access.op == "set" else "reads"
+def _message(record: VariableRecord, what: str) -> str:
+    verb = "stores" if record.op == "set" else "reads"
+    call = (
+        f"{{{{ var.value.{record.key} }}}}" if record.origin == "jinja" else f"Variable.{record.op}({record.shown_key})"
+    )
+    via = f" in {record.via}" if record.via else ""
     return (
-        f"Variable.{access.op}({access.shown_key}) {verb} per-run state ({access.kind.value}) in a "
+        f"{call}{via} {verb} per-run state ({what}) in a "
         "global Variable: every run, mapped index and retry shares that one value, so a "
         "concurrent run can overwrite it and a retry can resume from another run's state"
     )
 
 
-def _suggestion(access: VariableAccess) -> str:
-    shown = access.shown_key
+def _suggestion(record: VariableRecord) -> str:
+    shown = record.shown_key
     extra, retention = "", ""
-    if access.kind is KeyKind.JOB_ID:
+    if record.kind is KeyKind.JOB_ID:
         retention = ", retention=NEVER_EXPIRE"  # a job id must outlive the job
         extra = (
             "\nFor an operator that submits an external job, ResumableJobMixin does this for you"
             "\n(it persists the id before polling and reconnects on retry)."
         )
+    elif record.kind is None:
+        extra = "\nA value one task hands to another in the same run belongs in XCom (return it)."
     return (
         "Keep it in task_state_store: scoped to this task instance, kept across its retries."
         f"{extra}\n"
@@ -82,5 +99,6 @@ RULE = Rule(
     name="variable-as-run-state",
     severity=ERROR,
     summary="Variable used as per-run state (cursor, offset, job id) inside a task; use task_state_store.",
-    check=check,
+    check=no_local_findings,
+    check_project=check_project,
 )

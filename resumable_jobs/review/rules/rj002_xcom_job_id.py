@@ -33,6 +33,8 @@ _STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
+    if "xcom_push" not in index.called_names:
+        return
     pushes: list[tuple[CallSite, str, object]] = []
     self_reads: set[tuple[object, str]] = set()
     for site in index.calls:

@@ -5,11 +5,14 @@ is global (two runs share one job id), it is written after the submit returns (a
 between loses the id), and nothing checks the stored job's status the way the mixin's
 decision table does.
 
-How: an ``if`` inside a task whose test reads a job-id Variable (directly, or through a name
-assigned from ``Variable.get``), where the branch taken when no id is stored submits something
-(a call named submit/run/start/create/launch/trigger/insert) or writes the Variable. The
-finding is on the ``if``. RJ001 stays silent on the Variable calls of a function reported here,
-so one pattern gives one finding.
+How: an ``if`` inside a task whose test reads a previous try's job (directly, or through a name
+assigned from the lookup), where the branch taken when none is found submits something (a call
+named submit/run/start/create/launch/trigger/insert, or the parent operator's ``execute()``)
+or writes the Variable. A lookup is a ``Variable.get`` of a job-id key, an ``xcom_pull`` of the
+task's own XCom, or a listing of the backend's jobs or pods filtered by label, tag or name
+(``list_namespaced_pod(label_selector=...)``, ``list_jobs(filters=...)``). The finding is on
+the ``if``. RJ001 stays silent on the Variable calls of a function reported here, so one
+pattern gives one finding.
 
 What it does not do: flag ``if job_id: run(job_id) else: raise`` where the id is configuration
 (for example a Databricks job definition id read from a Variable): nothing is submitted when
@@ -50,6 +53,7 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
     job_gets = {
         a.node: a.key for a in runtime_variable_accesses(index) if a.op == "get" and a.kind is KeyKind.JOB_ID and a.key
     }
+    job_gets.update(_other_lookups(index))
     if job_gets:
         names_by_function: dict[FunctionNode, dict[str, str]] = {}
         for if_node, stack in index.ifs:
@@ -70,6 +74,53 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
                 found.append(ReconnectIf(if_node, func, key))
     index._reconnect_ifs = found  # type: ignore[attr-defined]
     return found
+
+
+_LISTING = frozenset({"list", "find", "search"})
+#: what a listing must be about: jobs, runs, pods and the like, not files or search results
+_JOB_NOUNS = frozenset(
+    {"job", "jobs", "run", "runs", "pod", "pods", "application", "applications", "step", "steps"}
+    | {"batch", "batches", "execution", "executions", "submission", "submissions", "workflow", "workflows"}
+)
+_FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filters", "filter", "name", "job_name"})
+
+
+def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
+    """Lookups of a previous try's job that are not Variables: own XCom, or a filtered listing."""
+    names = index.called_names
+    if "xcom_pull" not in names and not any(n.split("_")[0] in _LISTING for n in names):
+        return {}
+    found: dict[ast.Call, str] = {}
+    for site in index.calls_in_runtime():
+        call = site.node
+        name = call_name(call) or ""
+        if name == "xcom_pull" and _pulls_own_xcom(call):
+            key = index.string_value(argument(call, 2, "key"), site.stack)
+            if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
+                found[call] = f"XCom {key or 'return_value'}"
+        elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
+            found[call] = f"{name}()"
+    return found
+
+
+def _is_job_listing(name: str) -> bool:
+    """``list_namespaced_pod``, ``list_jobs``, ``find_job_runs``: a listing of jobs or pods."""
+    parts = words(name)
+    return bool(parts) and parts[0] in _LISTING and bool(set(parts[1:]) & _JOB_NOUNS)
+
+
+def _pushes(index: ModuleIndex, func: FunctionNode, key: str | None) -> bool:
+    return any(
+        call_name(site.node) == "xcom_push" and index.string_value(argument(site.node, 0, "key"), site.stack) == key
+        for site in index.calls_by_function.get(func, ())
+    )
+
+
+def _pulls_own_xcom(call: ast.Call) -> bool:
+    task_ids = argument(call, 0, "task_ids")
+    if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
+        return argument(call, 2, "key") is not None  # a bare xcom_pull() is a read of upstream data
+    return isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id"
 
 
 def _names_bound_to(func: FunctionNode, job_gets: dict[ast.Call, str]) -> dict[str, str]:
@@ -117,9 +168,27 @@ def _true_when_present(test: ast.AST, job_gets: dict[ast.Call, str], names: dict
         if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
             return True
         return None
-    if isinstance(test, (ast.Name, ast.Call, ast.NamedExpr)):
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_len_of(test.left, job_gets, names):
+        other = test.comparators[0]
+        if isinstance(other, ast.Constant) and other.value == 0:
+            if isinstance(test.ops[0], (ast.Gt, ast.NotEq)):
+                return True
+            if isinstance(test.ops[0], ast.Eq):
+                return False
+        return None
+    if isinstance(test, (ast.Name, ast.Call, ast.NamedExpr, ast.Attribute, ast.Subscript)):
         return True if _refers(test, job_gets, names) is not None else None
     return None
+
+
+def _is_len_of(node: ast.AST, job_gets, names) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and _refers(node.args[0], job_gets, names) is not None
+    )
 
 
 def _absent_branch(func: FunctionNode, if_node: ast.If, present: bool) -> list[ast.stmt]:
@@ -154,7 +223,17 @@ def _submits(index: ModuleIndex, statements: list[ast.stmt], key: str, stack) ->
             name = call_name(node)
             if name and set(words(name)) & _SUBMIT_WORDS:
                 return True
+            if name == "execute" and _is_parent_execute(node):
+                return True
     return False
+
+
+def _is_parent_execute(call: ast.Call) -> bool:
+    """``super().execute(context)`` or ``Base.execute(self, context)``: the parent submits."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Name) and receiver.func.id == "super":
+        return True
+    return bool(call.args) and isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
@@ -164,27 +243,53 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             found.node,
             RULE.code,
             RULE.severity,
-            f"hand-written reconnect logic on Variable '{found.key}': the id is global to every "
-            "run, written only after the submit returns, and its job's status is never checked "
-            "the way ResumableJobMixin does; a crash or a concurrent run submits a duplicate job",
+            _message(found.key),
             _suggestion(found.key),
         )
 
 
+def _message(key: str) -> str:
+    if key.startswith("XCom "):
+        return (
+            f"hand-written reconnect logic on {key}: XCom is cleared when a new try starts, so "
+            "the retry finds nothing and submits a duplicate job; ResumableJobMixin keeps the "
+            "id in task_state_store, which survives retries"
+        )
+    if key.endswith("()"):
+        return (
+            f"hand-written reconnect logic: {key} looks for a previous try's job and the task "
+            "submits when it finds none; a job still being created, or one of another run with "
+            "the same labels, makes it resubmit or reconnect to the wrong job. ResumableJobMixin "
+            "persists the id it submitted and checks that job's status"
+        )
+    return (
+        f"hand-written reconnect logic on Variable '{key}': the id is global to every "
+        "run, written only after the submit returns, and its job's status is never checked "
+        "the way ResumableJobMixin does; a crash or a concurrent run submits a duplicate job"
+    )
+
+
 def _suggestion(key: str) -> str:
+    if key.startswith("XCom ") or key.endswith("()"):
+        lookup = f"previous = {'ti.xcom_pull(key=...)' if key.startswith('XCom ') else key.replace('()', '(...)')}"
+        store_key = "job_id"
+        before_write = "        job_id = self.hook.submit(...)"
+    else:
+        lookup = f'job_id = Variable.get("{key}", default_var=None)'
+        store_key = _store_key(key)
+        before_write = f'        job_id = self.hook.submit(...)\n        Variable.set("{key}", job_id)'
     return (
         "Let ResumableJobMixin decide between reconnect and submit; it keeps the id in the\n"
         "task's own task_state_store and checks the stored job's status on every retry.\n"
         "Before:\n"
-        f'    job_id = Variable.get("{key}", default_var=None)\n'
-        "    if job_id and self._is_running(job_id):\n"
-        "        self._wait(job_id)\n"
+        f"    {lookup}\n"
+        "    if previous_or_id_found:\n"
+        "        self._wait(...)\n"
         "    else:\n"
-        "        job_id = self.hook.submit(...)\n"
-        f'        Variable.set("{key}", job_id)\n'
+        f"{before_write}\n"
         "After:\n"
         "    class MyJobOperator(BaseOperator, ResumableJobMixin):\n"
-        f'        external_id_key = "{_store_key(key)}"\n'
+        f'        external_id_key = "{store_key}"\n'
         "        def execute(self, context):\n"
         "            return self.execute_resumable(context)\n"
         "        def submit_job(self, context):\n"

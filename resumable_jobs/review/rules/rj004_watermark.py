@@ -7,8 +7,9 @@ DAG that declares the asset as an inlet or outlet can read it (spec section 4).
 
 How: inside a task body, ``execute()`` or a ``python_callable``: a ``Variable.set`` whose key
 names a watermark (``watermark``, ``hwm``, ``last_processed_at``, ``last_sync_ts``, ...), and a
-``Variable.get`` of such a key when a task in the file also writes it or the key says
-``watermark`` outright.
+read of such a key (a call or a Jinja ``{{ var.value.key }}``) when some task writes it or the
+key says ``watermark`` outright; and an offset-like key a task reads and then moves on (progress
+from run to run). Decided over the whole reviewed tree, so helpers in other modules count.
 
 What it does not do: report date-like configuration that a task only reads (``max_date``,
 ``start_date_override``), or anything at module level.
@@ -19,30 +20,37 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import WARNING, Finding
-from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.keys import KeyKind, is_strong
-from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.variables import runtime_variable_accesses, written_keys
+from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
+from resumable_jobs.review.variable_usage import ProjectFacts, VariableUsage
 
 __all__ = ["RULE"]
 
 
-def check(index: ModuleIndex) -> Iterator[Finding]:
-    written = written_keys(index)
-    for access in runtime_variable_accesses(index):
-        if access.kind is not KeyKind.WATERMARK:
+def check_project(facts: ProjectFacts) -> Iterator[Finding]:
+    usage = VariableUsage(facts.records)
+    for record in usage.records:
+        if record.silenced(RULE.code):
             continue
-        if access.op == "get" and access.key not in written and not is_strong(access.key):
+        if record.kind is KeyKind.WATERMARK:
+            if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
+                continue
+        elif not usage.advanced_across_runs(record.key):
             continue
-        verb = "stores" if access.op == "set" else "reads"
-        yield make_finding(
-            index,
-            access.node,
+        verb = "stores" if record.op == "set" else "reads"
+        call = (
+            f"{{{{ var.value.{record.key} }}}}"
+            if record.origin == "jinja"
+            else f"Variable.{record.op}({record.shown_key})"
+        )
+        via = f" in {record.via}" if record.via else ""
+        yield record_finding(
+            record,
             RULE.code,
             RULE.severity,
-            f"Variable.{access.op}({access.shown_key}) {verb} a watermark in a global Variable: any "
+            f"{call}{via} {verb} a watermark in a global Variable: any "
             "DAG or task can overwrite it and it is not tied to the asset it describes",
-            _suggestion(access.shown_key),
+            _suggestion(record.shown_key),
         )
 
 
@@ -64,5 +72,6 @@ RULE = Rule(
     name="watermark-in-variable",
     severity=WARNING,
     summary="Watermark or last-processed timestamp kept in a Variable; use asset_state_store.",
-    check=check,
+    check=no_local_findings,
+    check_project=check_project,
 )

@@ -8,32 +8,38 @@ depends on the submit but not on the sensor: it can start before the job has fin
 case is reported with severity "warning".
 
 How: in each DAG scope (see :mod:`resumable_jobs.review.taskgraph`), a submit task is an
-operator from :mod:`resumable_jobs.review.operators` told not to wait (or one that does not
-wait by default), or a ``@task`` named submit/start/launch/trigger with no polling loop. A
-sensor or poll task is a ``*Sensor`` operator, a ``@task.sensor``, or a ``@task`` that loops
-with ``sleep``. The two are on the same job when the sensor takes the submit's output
-(``submit.output``, a TaskFlow argument), or pulls the submit's XCom by task id in a template
-or in its callable. The finding is on the submit call.
+operator from :mod:`resumable_jobs.review.operators` (or an in-house subclass of one, in this
+file or another module of the tree) told not to wait, by keyword or by an attribute set after
+construction, or one that does not wait by default; or a ``@task`` named
+submit/start/launch/trigger with no polling loop. A sensor or poll task is a ``*Sensor`` or
+``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a ``@task`` that loops with
+``sleep``. The two are on the same job when the sensor takes the submit's output
+(``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
+pulls the submit's XCom by task id in a template or in its callable, or names the same job
+(``job_name=``, ``batch_id=``, ``ingestion_id=``). Sensors are indexed by these links, so a scope with many tasks
+costs linear time. The finding is on the submit call.
 
 What it does not do: report an operator that already waits followed by a sensor (a redundant
-sensor is harmless for crash safety), ``TriggerDagRunOperator(wait_for_completion=False)``, or
-a submit with no sensor on its job.
+sensor is harmless for crash safety), ``TriggerDagRunOperator(wait_for_completion=False)``,
+provisioning with a state sensor (a cluster or application being created is not a job whose
+outcome the sensor reports), or a submit with no sensor on its job.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
 from resumable_jobs.review.keys import words
-from resumable_jobs.review.operators import WaitModel, submit_operator
+from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
 
-__all__ = ["RULE"]
+__all__ = ["RULE", "operator_wait_model"]
 
 _SUBMIT_WORDS = frozenset({"submit", "start", "launch", "trigger", "kick"})
 
@@ -45,11 +51,12 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         sensors = [node for node in graph.nodes if _is_sensor(index, node)]
         if not sensors:
             continue
+        links = _SensorLinks(index, graph, sensors)
         for node in graph.nodes:
             model = _submits_without_waiting(index, node)
             if model is None:
                 continue
-            linked = [s for s in sensors if s is not node and _same_job(index, graph, node, s)]
+            linked = links.of(node)
             if linked:
                 yield _finding(index, graph, node, model, linked)
 
@@ -63,19 +70,47 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
         if set(words(node.function.name)) & _SUBMIT_WORDS and not _has_poll_loop(index, node.function):
             return _HAND_WRITTEN
         return None
-    model = submit_operator(node.operator)
+    model = operator_wait_model(index, node.operator)
     if model is None:
         return None
     if model.keyword is not None:
-        wait = node.keyword(model.keyword)
+        wait = node.setting(model.keyword)
         if wait is not None:
-            if not isinstance(wait.value, ast.Constant):
+            if not isinstance(wait, ast.Constant):
                 return None  # decided at run time: cannot tell
-            return None if wait.value.value == model.wait_value else model
-    deferrable = node.keyword("deferrable")
-    if deferrable is not None and isinstance(deferrable.value, ast.Constant) and deferrable.value.value is True:
+            return None if wait.value == model.wait_value else model
+    deferrable = node.setting("deferrable")
+    if isinstance(deferrable, ast.Constant) and deferrable.value is True:
         return None  # deferring implies waiting when the wait argument is left out
     return None if model.default else model
+
+
+def operator_wait_model(index: ModuleIndex, name: str | None, depth: int = 0) -> WaitModel | None:
+    """The wait model of an operator class, following in-house subclasses to a known base."""
+    model = submit_operator(name)
+    if model is not None or not name or depth > 5:
+        return model
+    for base in _bases(index, name):
+        model = operator_wait_model(index, base, depth + 1)
+        if model is not None:
+            return model
+    return None
+
+
+def _bases(index: ModuleIndex, name: str) -> list[str]:
+    cls = index.classes_by_name.get(name)
+    if cls is not None:
+        return [index.resolve(b) or "" for b in cls.bases]
+    facts = index.project.class_facts(index.path, name)
+    return list(facts.bases) if facts is not None else []
+
+
+def _is_sensor_class(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:
+    if is_sensor_name(name):
+        return True
+    if not name or depth > 5:
+        return False
+    return any(_is_sensor_class(index, base, depth + 1) for base in _bases(index, name))
 
 
 _HAND_WRITTEN = WaitModel(None, True, False)
@@ -85,19 +120,17 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if node.function is not None:
         decorator = index.task_decorator(node.function) or ""
         return decorator.endswith(".sensor") or _has_poll_loop(index, node.function)
-    name = node.operator or ""
-    if name.endswith("Sensor"):
-        return True
-    cls = index.classes_by_name.get(name)
-    return cls is not None and any((index.resolve(b) or "").endswith("Sensor") for b in cls.bases)
+    return _is_sensor_class(index, node.operator)
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
     """A cheap first look, so files without any sensor or poll task skip the graph."""
-    if any(name.endswith("Sensor") for name in index.called_names):
+    if any(is_sensor_name(name) for name in index.called_names):
         return True
-    if any(any((index.resolve(b) or "").endswith("Sensor") for b in c.bases) for c in index.classes):
-        return True
+    if any(_is_sensor_class(index, cls.name) for cls in index.classes):
+        return True  # an in-house sensor class of this file
+    if index.imports_local_code:
+        return True  # perhaps one imported from another module of the tree
     return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions
     )
@@ -120,25 +153,79 @@ def _encloses(outer: FunctionNode, inner: FunctionNode) -> bool:
 # -- "on the same job" --------------------------------------------------------------------------
 
 
-def _same_job(index: ModuleIndex, graph: TaskGraph, submit: TaskNode, sensor: TaskNode) -> bool:
-    if submit in graph.data_upstream.get(sensor, ()):
-        return True
-    if submit.task_id is None:
-        return False
-    if _templates_pull(sensor, submit.task_id):
-        return True
-    return any(_callable_pulls(index, func, submit.task_id) for func in _callables(index, sensor))
+class _SensorLinks:
+    """Which sensors are on a submit's job, looked up by what links them (linear in tasks).
+
+    A sensor is on the submit's job when it takes the submit's output (directly, or through a
+    TaskFlow step that picks the id out: ``step_id=first(add_steps.output)``), pulls the
+    submit's XCom by task id, or names the same job (``job_name=``, ``batch_id=``).
+    """
+
+    def __init__(self, index: ModuleIndex, graph: TaskGraph, sensors: list[TaskNode]) -> None:
+        self.by_upstream: dict[TaskNode, list[TaskNode]] = {}
+        self.by_task_id: dict[str, list[TaskNode]] = {}
+        self.by_job_name: dict[tuple[str, str], list[TaskNode]] = {}
+        for sensor in sensors:
+            upstream = set(graph.data_upstream.get(sensor, ()))
+            for step in list(upstream):
+                if step.function is not None:
+                    upstream |= graph.data_upstream.get(step, set())
+            for node in upstream:
+                self.by_upstream.setdefault(node, []).append(sensor)
+            for task_id in _pulled_task_ids(index, sensor):
+                self.by_task_id.setdefault(task_id, []).append(sensor)
+            for item in _job_names(sensor).items():
+                self.by_job_name.setdefault(item, []).append(sensor)
+
+    def of(self, submit: TaskNode) -> list[TaskNode]:
+        found = list(self.by_upstream.get(submit, ()))
+        if submit.task_id is not None:
+            found += self.by_task_id.get(submit.task_id, ())
+        for item in _job_names(submit).items():
+            found += self.by_job_name.get(item, ())
+        unique: dict[int, TaskNode] = {}
+        for sensor in found:
+            if sensor is not submit:
+                unique.setdefault(id(sensor), sensor)
+        return sorted(unique.values(), key=lambda n: (n.call.lineno, n.call.col_offset))
 
 
-def _templates_pull(sensor: TaskNode, task_id: str) -> bool:
-    quoted = (f"'{task_id}'", f'"{task_id}"')
-    for call in sensor.calls:
-        for kw in call.keywords:
-            for node in ast.walk(kw.value):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
-                    if "xcom_pull" in node.value and any(q in node.value for q in quoted):
-                        return True
-    return False
+#: arguments that name one job on both sides, submit and sensor (SageMaker, Glue, Dataproc
+#: batches, QuickSight ingestions)
+_JOB_NAMES = ("job_name", "batch_id", "ingestion_id")
+
+
+def _job_names(node: TaskNode) -> dict[str, str]:
+    """The task's job-naming arguments, as comparable text (computed once per task)."""
+    names = node.__dict__.get("_job_names")
+    if names is None:
+        names = {}
+        for name in _JOB_NAMES:
+            value = node.setting(name)
+            if value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str)):
+                names[name] = ast.dump(value)
+        node.__dict__["_job_names"] = names
+    return names
+
+
+def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
+    """Task ids whose XCom the sensor pulls, in its templates or its callable (computed once)."""
+    cache = index.__dict__.setdefault("_rj005_pulls", {})
+    found = cache.get(sensor.call)
+    if found is None:
+        ids: set[str] = set()
+        for call in sensor.calls:
+            for kw in call.keywords:
+                for node in ast.walk(kw.value):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
+                        ids.update(_QUOTED.findall(node.value))
+        for func in _callables(index, sensor):
+            ids |= _callable_pulls(index, func)
+        found = cache[sensor.call] = frozenset(ids)
+    return found
+
+
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
 
 
 def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
@@ -150,16 +237,21 @@ def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
     return []
 
 
-def _callable_pulls(index: ModuleIndex, func: FunctionNode, task_id: str) -> bool:
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
-            task_ids = argument(node, 0, "task_ids")
-            if task_ids is None:
-                continue
-            candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
-            if any(index.string_value(c) == task_id for c in candidates):
-                return True
-    return False
+def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
+    """Task ids a function pulls XCom from (computed once per function)."""
+    cache = index.__dict__.setdefault("_rj005_callable_pulls", {})
+    found = cache.get(func)
+    if found is None:
+        ids = set()
+        for node in ast.walk(func):
+            if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
+                task_ids = argument(node, 0, "task_ids")
+                if task_ids is None:
+                    continue
+                candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
+                ids.update(filter(None, (index.string_value(c) for c in candidates)))
+        found = cache[func] = frozenset(ids)
+    return found
 
 
 # -- the finding ---------------------------------------------------------------------------------
@@ -223,7 +315,7 @@ def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], ski
             f'    run = MyJobOperator(task_id="{submit.label}", {wait}, deferrable=True)',
         ]
         return "\n".join(lines)
-    before = f"{model.describe_no_wait()}, " if model.keyword else ""
+    before = f"{model.keyword}={not model.wait_value}, " if model.keyword else ""
     lines += [
         "Before:",
         f'    {submit.label} = {submit_class}(task_id="{submit.label}", {before}...)',

@@ -6,11 +6,13 @@ fire-and-forget submit it was probably meant to replace (spec section 6). The fi
 wait, which then frees the worker while the Triggerer polls.
 
 How: any call that passes ``deferrable=True`` and ``wait_for_termination=False`` or
-``wait_for_completion=False`` as literals. The finding is on the wait keyword, the one to
-change.
+``wait_for_completion=False`` as literals; a task whose flags are set after construction
+(``run.deferrable = True``); and a task that switches waiting off in a file whose
+``default_args`` turn ``deferrable`` on, or whose class always defers (astronomer-providers'
+``*Async`` operators). The finding is on the wait setting, the one to change.
 
-What it does not do: follow values through variables or ``default_args``; a flag that is not a
-literal is left alone.
+What it does not do: follow values through variables; a flag that is not a literal is left
+alone.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Iterator
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import ModuleIndex, keyword
 from resumable_jobs.review.rules.base import Rule, make_finding
+from resumable_jobs.review.taskgraph import task_graphs
 
 __all__ = ["RULE", "WAIT_KEYWORDS"]
 
@@ -32,23 +35,100 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
+    if "deferrable" not in index.source_text and "Async" not in index.source_text:
+        return
+    defers_by_default = _default_args_defer(index)
     for site in index.calls:
         call = site.node
-        if not _literal(keyword(call, "deferrable"), True):
+        deferrable = keyword(call, "deferrable")
+        if not (
+            _literal(deferrable, True)
+            or (defers_by_default and deferrable is None and _is_task(call))
+            or _deferrable_by_construction(index, call)
+        ):
             continue
         for name in WAIT_KEYWORDS:
             wait = keyword(call, name)
             if _literal(wait, False):
-                yield make_finding(
-                    index,
-                    wait,
-                    RULE.code,
-                    RULE.severity,
-                    f"deferrable=True has no effect with {name}=False: the task returns as soon "
-                    "as the job is accepted, so nothing is deferred and the task's outcome says "
-                    "nothing about the job's",
-                    _suggestion(name),
-                )
+                yield _finding(index, wait, name)
+    if any(isinstance(value, ast.Constant) for _, attr, value, _, _ in index.attribute_sets if attr == "deferrable"):
+        yield from _after_construction(index)
+
+
+def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
+    for graph in task_graphs(index, min_tasks=1):
+        for node in graph.nodes:
+            if not node.overrides:
+                continue
+            deferrable = node.setting("deferrable")
+            if not (isinstance(deferrable, ast.Constant) and deferrable.value is True):
+                continue
+            for name in WAIT_KEYWORDS:
+                wait = node.setting(name)
+                if (
+                    isinstance(wait, ast.Constant)
+                    and wait.value is False
+                    and (name in node.overrides or "deferrable" in node.overrides)
+                ):
+                    yield _finding(index, node.setting_node(name), name)
+
+
+def _deferrable_by_construction(index: ModuleIndex, call: ast.Call) -> bool:
+    """astronomer-providers' ``*Async`` operators always defer."""
+    name = index.resolve(call.func) or ""
+    return name.startswith("astronomer.providers.") and name.endswith("Async")
+
+
+def _is_task(call: ast.Call) -> bool:
+    """An operator call that default_args reach; DAG-run triggers are not external jobs."""
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return keyword(call, "task_id") is not None and not name.endswith("TriggerDagRunOperator")
+
+
+def _default_args_defer(index: ModuleIndex) -> bool:
+    """A ``default_args`` of the file turns ``deferrable`` on for its tasks."""
+    if "default_args" not in index.source_text or "deferrable" not in index.source_text:
+        return False
+    for site in index.calls:
+        kw = keyword(site.node, "default_args")
+        if kw is None:
+            continue
+        value = kw.value
+        if isinstance(value, ast.Name):
+            value = _module_dict(index, value.id)
+        if isinstance(value, ast.Dict):
+            for key, item in zip(value.keys, value.values, strict=True):
+                if _is_constant(key, "deferrable") and _is_constant(item, True):
+                    return True
+    return False
+
+
+def _module_dict(index: ModuleIndex, name: str) -> ast.Dict | None:
+    for statement in index.tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Dict)
+            and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+        ):
+            return statement.value
+    return None
+
+
+def _is_constant(node: ast.AST | None, value: object) -> bool:
+    return isinstance(node, ast.Constant) and node.value == value and type(node.value) is type(value)
+
+
+def _finding(index: ModuleIndex, node: ast.AST, name: str) -> Finding:
+    return make_finding(
+        index,
+        node,
+        RULE.code,
+        RULE.severity,
+        f"deferrable=True has no effect with {name}=False: the task returns as soon "
+        "as the job is accepted, so nothing is deferred and the task's outcome says "
+        "nothing about the job's",
+        _suggestion(name),
+    )
 
 
 def _suggestion(name: str) -> str:

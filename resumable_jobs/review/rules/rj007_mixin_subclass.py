@@ -134,16 +134,9 @@ def _key_assignments(index: ModuleIndex, cls: ast.ClassDef) -> Iterator[tuple[as
             isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == _KEY
         ):
             yield node, index.string_value(node.value)
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                if (
-                    isinstance(target, ast.Attribute)
-                    and target.attr == _KEY
-                    and isinstance(target.value, ast.Name)
-                    and target.value.id == "self"
-                ):
-                    yield node, index.string_value(node.value)
+    for attr, node, method in index.self_attribute_sets:  # self.external_id_key = ... in a method
+        if attr == _KEY and index.owner_class.get(method) is cls:
+            yield node, index.string_value(node.value)
 
 
 def _sets_key_in_chain(index: ModuleIndex, cls: ast.ClassDef, seen: frozenset[str] = frozenset()) -> bool:

@@ -1,0 +1,269 @@
+"""The project index: what the other modules of a DAG folder define, built once per review.
+
+Why: real DAG folders keep helpers in ``dags/utils/``, ``plugins/`` or ``include/``: a task
+calls ``save_checkpoint(job_id)`` and the ``Variable.set`` is two files away; an XCom key is a
+constant imported from ``common/keys.py``; an operator is a subclass of a provider operator
+defined in ``plugins/operators.py``. A reviewer that reads one file at a time misses all of it.
+
+How: nothing is read up front. When a rule asks about an imported name, the import is resolved
+the way Airflow's ``sys.path`` would resolve it: against the importing file's folder and the
+folders above it, up to the repository root (the folder holding ``.git``), plus the
+repository's ``plugins/``, ``include/`` and ``dags/``; relative imports from the importing
+package. A module that resolves is parsed once and summarised: its functions with the
+Variables they read and write and the calls they make, its string constants, its classes and
+bases. Each review process keeps its own summaries, so a large tree costs no serial pass before
+the files are spread over processes, and only the modules some rule asks about are read.
+
+What it does not do: import anything, follow ``sys.path`` changes made at run time, or index
+installed packages; a name it cannot resolve is unknown and the rules stay silent on it.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+__all__ = ["EMPTY_PROJECT", "ClassFacts", "FunctionFacts", "ModuleSummary", "ProjectIndex", "ProjectView"]
+
+
+
+@dataclass(frozen=True)
+class FunctionFacts:
+    """A module-level function of an indexed module, as far as the rules care."""
+
+    path: str
+    name: str
+    #: Variable calls in the function and in the same-module helpers it calls
+    variable_accesses: tuple = ()
+    #: qualified names (in the defining module's namespace) of imported functions it calls
+    calls: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClassFacts:
+    path: str
+    name: str
+    #: qualified names of the bases, resolved in the defining module
+    bases: tuple[str, ...]
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    constants: dict[str, str] = field(default_factory=dict)
+    functions: dict[str, FunctionFacts] = field(default_factory=dict)
+    classes: dict[str, ClassFacts] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
+class ProjectView:
+    """What a rule may ask about names imported from other modules. The empty view knows nothing."""
+
+    def function(self, importer: str, qualified: str) -> FunctionFacts | None:
+        return None
+
+    def constant(self, importer: str, qualified: str) -> str | None:
+        return None
+
+    def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
+        return None
+
+    def is_reviewed(self, path: str) -> bool:
+        return False
+
+    def imports_local_code(self, importer: str, modules: Iterable[str]) -> bool:
+        """Whether any of these dotted names (from ``importer``'s imports) is a module of the tree."""
+        return False
+
+
+EMPTY_PROJECT = ProjectView()
+
+
+class ProjectIndex(ProjectView):
+    """Summaries of the modules the reviewed files import, made on first use, keyed by path."""
+
+    def __init__(self, reviewed: Iterable[str] = (), summarise=None) -> None:
+        self.reviewed = frozenset(os.path.abspath(p) for p in reviewed)
+        #: the folder holding every reviewed file: imports resolve from there and below, plus the
+        #: repository around it
+        self.top = os.path.commonpath([os.path.dirname(p) for p in self.reviewed]) if self.reviewed else None
+        #: ``summarise(path) -> ModuleSummary | None`` parses one module
+        self._summarise = summarise
+        self.modules: dict[str, ModuleSummary | None] = {}
+        self._resolved: dict[tuple[str, str, int], str | None] = {}
+        self._roots: dict[str, tuple[str, ...]] = {}
+        self._names: dict[str, frozenset[str]] = {}
+        self._local_names: dict[str, frozenset[str]] = {}
+
+    def summary(self, path: str) -> ModuleSummary | None:
+        if path not in self.modules:
+            self.modules[path] = self._summarise(path) if self._summarise is not None else None
+        return self.modules[path]
+
+    # -- resolving names ----------------------------------------------------------------
+
+    def resolve_module(self, importer: str, module: str, level: int = 0) -> str | None:
+        """The file a module name refers to from ``importer``, or None."""
+        key = (os.path.dirname(importer), module, level)  # files of one folder resolve alike
+        if key in self._resolved:
+            return self._resolved[key]
+        parts = [p for p in module.split(".") if p]
+        if level:
+            base = os.path.dirname(importer)
+            for _ in range(level - 1):
+                base = os.path.dirname(base)
+            bases: tuple[str, ...] = (base,)
+        else:
+            bases = self._import_roots(os.path.dirname(importer))
+        found = None
+        if parts:
+            for base in bases:
+                if parts[0] not in self._importable_names(base):
+                    continue
+                candidate = os.path.join(base, *parts)
+                for path in (candidate + ".py", os.path.join(candidate, "__init__.py")):
+                    if os.path.isfile(path):
+                        found = os.path.abspath(path)
+                        break
+                if found:
+                    break
+        self._resolved[key] = found
+        return found
+
+    def _import_roots(self, folder: str) -> tuple[str, ...]:
+        """Where ``import x`` from a file of ``folder`` may find ``x``, nearest first.
+
+        The folder and those above it up to the reviewed tree's top (Airflow puts the DAG folder
+        on ``sys.path`` and DAG files import their siblings' packages), then the repository
+        around the tree: the folders up to the one holding ``.git`` and its ``plugins/``,
+        ``include/`` and ``dags/``. Without a repository, the tree's parent and its
+        ``plugins/`` and ``include/``. Never folders outside that (``/tmp``, ``/``).
+        """
+        roots = self._roots.get(folder)
+        if roots is None:
+            chain: list[str] = []
+            current = os.path.abspath(folder)
+            top = self.top or current
+            for _ in range(32):
+                chain.append(current)
+                if current == top or os.path.dirname(current) == current:
+                    break
+                current = os.path.dirname(current)
+            repository = _repository_root(top)
+            if repository is not None:
+                current = top
+                while current != repository:
+                    current = os.path.dirname(current)
+                    chain.append(current)
+                chain += [os.path.join(repository, extra) for extra in ("plugins", "include", "dags")]
+            else:
+                parent = os.path.dirname(top)
+                chain += [parent, os.path.join(parent, "plugins"), os.path.join(parent, "include")]
+            roots = tuple(dict.fromkeys(chain))
+            self._roots[folder] = roots
+        return roots
+
+    def _importable_names(self, folder: str) -> frozenset[str]:
+        """Top-level module names a folder offers (``x`` for ``x.py`` and for ``x/``), read once."""
+        names = self._names.get(folder)
+        if names is None:
+            try:
+                entries = os.listdir(folder)
+            except OSError:
+                entries = []
+            names = frozenset(e.removesuffix(".py") for e in entries)
+            self._names[folder] = names
+        return names
+
+    def _split(self, importer: str, qualified: str) -> tuple[ModuleSummary, str] | None:
+        """The module of the tree a dotted name lives in, and the name inside it."""
+        level = len(qualified) - len(qualified.lstrip("."))
+        parts = qualified[level:].split(".")
+        if not level and parts[0] not in self._local_names_of(os.path.dirname(importer)):
+            return None  # airflow, datetime, ...: not a module of the tree
+        for cut in range(len(parts) - 1, 0 if not level else -1, -1):
+            path = self.resolve_module(importer, ".".join(parts[:cut]), level)
+            if path is not None:
+                module = self.summary(path)
+                if module is not None:
+                    return module, ".".join(parts[cut:])
+        return None
+
+    def _lookup(self, importer: str, qualified: str, table: str, depth: int = 0):
+        found = self._split(importer, qualified)
+        if found is None or depth > 4:
+            return None
+        module, name = found
+        value = getattr(module, table).get(name)
+        if value is not None:
+            return value
+        # re-exported through an import in that module (``from .helpers import save``)
+        target = module.aliases.get(name.split(".")[0])
+        if target is not None:
+            rest = name.partition(".")[2]
+            return self._lookup(module.path, f"{target}.{rest}" if rest else target, table, depth + 1)
+        return None
+
+    def function(self, importer: str, qualified: str) -> FunctionFacts | None:
+        return self._lookup(os.path.abspath(importer), qualified, "functions")
+
+    def constant(self, importer: str, qualified: str) -> str | None:
+        return self._lookup(os.path.abspath(importer), qualified, "constants")
+
+    def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
+        return self._lookup(os.path.abspath(importer), qualified, "classes")
+
+    def is_reviewed(self, path: str) -> bool:
+        return os.path.abspath(path) in self.reviewed
+
+    def imports_local_code(self, importer: str, modules: Iterable[str]) -> bool:
+        local = self._local_names_of(os.path.dirname(os.path.abspath(importer)))
+        return any(name.startswith(".") or name.split(".")[0] in local for name in modules)
+
+    def _local_names_of(self, folder: str) -> frozenset[str]:
+        """Every top-level module name an import from ``folder`` can find in the tree."""
+        local = self._local_names.get(folder)
+        if local is None:
+            local = frozenset().union(*(self._importable_names(root) for root in self._import_roots(folder)))
+            self._local_names[folder] = local
+        return local
+
+
+def _repository_root(folder: str) -> str | None:
+    """The nearest folder at or above ``folder`` that holds ``.git``, within eight levels."""
+    current = os.path.abspath(folder)
+    for _ in range(8):
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return None
+
+
+def summarise_index(index) -> ModuleSummary:
+    """The summary of a parsed module (a :class:`ModuleIndex`)."""
+    from resumable_jobs.review.index import dotted_name
+    from resumable_jobs.review.variables import variable_records_of
+
+    summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases))
+    for func in index.tree.body:
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            reached = index.reached_from(func)
+            calls = []
+            for reached_func in reached:
+                for site in index.calls_by_function.get(reached_func, ()):
+                    local = dotted_name(site.node.func)
+                    if local and local.split(".")[0] in index.aliases:
+                        calls.append(index.resolve(site.node.func))
+            summary.functions[func.name] = FunctionFacts(
+                os.path.abspath(index.path), func.name, tuple(variable_records_of(index, reached)), tuple(calls)
+            )
+    for cls in index.tree.body:
+        if isinstance(cls, ast.ClassDef):
+            bases = tuple(index.resolve(b) or "" for b in cls.bases)
+            summary.classes[cls.name] = ClassFacts(os.path.abspath(index.path), cls.name, bases)
+    return summary

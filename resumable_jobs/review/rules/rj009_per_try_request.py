@@ -1,0 +1,139 @@
+"""RJ009: a durable operator's request carries a value that changes on every try.
+
+Why: a durable operator reconnects on retry only to a job submitted for the same request: it
+keeps a fingerprint of the rendered request and submits anew when the fingerprint differs
+(otherwise a mapped task whose inputs shift could reconnect to another item's job). A request
+that renders ``{{ ti.try_number }}``, the current time (``{{ macros.datetime.now() }}``) or a
+fresh ``uuid`` is different on every try, so no retry ever reconnects: each one submits a
+duplicate job, which is the failure durability exists to prevent. The same holds for a value
+computed when the DAG file is parsed (``run_name=f"etl-{uuid.uuid4()}"``): every try parses
+the file again.
+
+How: for calls of durable operators (this project's providers, upstream's
+``DatabricksSubmitRunOperator``, and classes built on ``ResumableJobMixin``, here or in another
+module of the tree) that are not ``durable=False``, every argument except the scheduling ones is
+searched for Jinja expressions naming ``try_number``, ``ti.start_date``, ``now()``,
+``utcnow()``, ``uuid`` or ``random``, and for direct calls of ``uuid.uuid4()``,
+``datetime.now()``, ``time.time()``, ``pendulum.now()`` and friends. The finding is on the
+argument.
+
+What it does not do: flag run-scoped values (``{{ ds }}``, ``{{ run_id }}``, ``{{ ts }}`` of
+the logical date): they are the same on every try of a run, which is what reconnecting needs.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+
+from resumable_jobs.review.findings import ERROR, Finding
+from resumable_jobs.review.index import ModuleIndex
+from resumable_jobs.review.rules.base import Rule, make_finding
+from resumable_jobs.review.taskgraph import task_graphs
+
+__all__ = ["RULE"]
+
+#: upstream operators that are durable by default (spec section 5 names this one)
+_UPSTREAM_DURABLE = frozenset({"DatabricksSubmitRunOperator"})
+_SCHEDULING = frozenset(
+    {"task_id", "retries", "retry_delay", "trigger_rule", "pool", "queue", "doc_md", "execution_timeout", "dag"}
+)
+_JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_PER_TRY = re.compile(r"try_number|\b(?:ti|task_instance)\.start_date|\bnow\(\)|utcnow\(\)|\buuid|\brandom\b")
+_PER_PARSE_CALLS = frozenset(
+    {
+        "uuid.uuid4",
+        "uuid.uuid1",
+        "datetime.datetime.now",
+        "datetime.datetime.utcnow",
+        "datetime.datetime.today",
+        "time.time",
+        "time.time_ns",
+        "pendulum.now",
+        "random.random",
+        "random.randint",
+    }
+)
+
+
+def check(index: ModuleIndex) -> Iterator[Finding]:
+    text = index.source_text
+    if not ("{{" in text or "uuid" in text or "now(" in text or "time(" in text):
+        return
+    if not ("resumable_jobs" in text or "Databricks" in text or index.classes or index.imports_local_code):
+        return  # no durable operator can be in this file
+    for graph in task_graphs(index, min_tasks=1):
+        for node in graph.nodes:
+            if node.function is not None or not _is_durable(index, node.operator):
+                continue
+            durable = node.setting("durable")
+            if isinstance(durable, ast.Constant) and durable.value is False:
+                continue
+            for call in node.calls:
+                for kw in call.keywords:
+                    if kw.arg in _SCHEDULING or kw.arg is None:
+                        continue
+                    what = _per_try_value(index, kw.value)
+                    if what is not None:
+                        yield make_finding(
+                            index,
+                            kw,
+                            RULE.code,
+                            RULE.severity,
+                            f"{kw.arg} renders {what}, which differs on every try: the durable operator's "
+                            "request fingerprint changes, so a retry never reconnects to the job it "
+                            "submitted and submits a duplicate",
+                            _suggestion(kw.arg),
+                        )
+
+
+def _per_try_value(index: ModuleIndex, value: ast.AST) -> str | None:
+    for node in ast.walk(value):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "{{" in node.value:
+            for expression in _JINJA.findall(node.value):
+                match = _PER_TRY.search(expression)
+                if match is not None:
+                    return f"{{{{{expression.strip()}}}}}".replace("{{", "{{ ", 1).replace("}}", " }}")
+        elif isinstance(node, ast.Call) and index.resolve(node.func) in _PER_PARSE_CALLS:
+            return f"{ast.unparse(node)} (evaluated each time the DAG file is parsed)"
+    return None
+
+
+def _is_durable(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:
+    if not name or depth > 5:
+        return False
+    last = name.rsplit(".", 1)[-1]
+    if name.startswith("resumable_jobs.providers."):
+        return True
+    if last in _UPSTREAM_DURABLE and name.startswith("airflow.providers."):
+        return True
+    if last == "ResumableJobMixin" and name.startswith(("airflow.", "resumable_jobs")):
+        return True
+    cls = index.classes_by_name.get(name)
+    if cls is not None:
+        bases = [index.resolve(b) or "" for b in cls.bases]
+    else:
+        facts = index.project.class_facts(index.path, name)
+        bases = list(facts.bases) if facts is not None else []
+    return any(_is_durable(index, base, depth + 1) for base in bases)
+
+
+def _suggestion(argument: str) -> str:
+    return (
+        "Build the request from values that stay the same for every try of the run: the run id,\n"
+        "the logical date, the map index. The operator already makes each submission unique.\n"
+        "Before:\n"
+        f'    {argument}="etl-{{{{ ti.try_number }}}}-{{{{ macros.datetime.now() }}}}"\n'
+        "After:\n"
+        f'    {argument}="etl-{{{{ run_id }}}}-{{{{ ti.map_index }}}}"'
+    )
+
+
+RULE = Rule(
+    code="RJ009",
+    name="per-try-request",
+    severity=ERROR,
+    summary="A durable operator's request renders a per-try value (try_number, now(), uuid): no retry can reconnect.",
+    check=check,
+)

@@ -1,0 +1,97 @@
+"""How the reviewed tree uses each Variable key, from the records of every file.
+
+Why: whether a Variable holds per-run state often shows only in how it is used, not in its
+name: a key one task writes and another task of the same DAG reads is a per-run marker passed
+through a global; an offset a task reads and then moves on is progress across runs (a
+watermark); a job id nobody writes is configuration. RJ001 and RJ004 share these facts.
+
+How: records (see :mod:`.variables`) from every reviewed file are grouped by key. A key whose
+name says nothing is run state when one task of a file writes it and another reads it, or when
+a task writes it with a value computed from what it read (it is moved on from run to run).
+
+What it does not do: follow keys built at run time from unknown parts, or Variables written
+outside the reviewed tree (the UI, the CLI, other repositories).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from resumable_jobs.review.keys import words
+from resumable_jobs.review.variables import VariableRecord
+
+__all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
+
+_ADVANCED_WORDS = frozenset({"offset", "offsets"})
+
+
+@dataclass
+class ProjectFacts:
+    """What every file's review reported for the decisions made over the whole tree."""
+
+    records: list[VariableRecord] = field(default_factory=list)
+    #: (function id, key) of the reconnect-or-submit ifs reported as RJ003
+    reconnects: set[tuple[str, str]] = field(default_factory=set)
+
+    def merge(self, other: ProjectFacts) -> None:
+        self.records.extend(other.records)
+        self.reconnects.update(other.reconnects)
+
+
+def facts_of(index) -> ProjectFacts:
+    """What one file reports for the rules decided over the whole tree."""
+    from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs  # the rule imports this module
+    from resumable_jobs.review.variables import function_id, runtime_variable_records
+
+    return ProjectFacts(
+        list(runtime_variable_records(index)),
+        {(function_id(index, found.function), found.key) for found in reconnect_ifs(index)},
+    )
+
+
+class VariableUsage:
+    def __init__(self, records: Iterable[VariableRecord]) -> None:
+        self.records = sorted(set(records), key=lambda r: (r.path, r.line, r.column, r.op))
+        self.writers: dict[str, set[str]] = defaultdict(set)
+        self.readers: dict[str, set[str]] = defaultdict(set)
+        #: the same, per (file, key)
+        self._file_writers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._file_readers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for record in self.records:
+            if record.key:
+                write = record.op == "set"
+                (self.writers if write else self.readers)[record.key].add(record.function)
+                table = self._file_writers if write else self._file_readers
+                table[(_file_of(record.function), record.key)].add(record.function)
+        self._advanced = self._collect_advanced()
+
+    def written(self, key: str | None) -> bool:
+        return bool(key) and key in self.writers
+
+    def advanced_across_runs(self, key: str | None) -> bool:
+        """An offset-like key that one function reads and then writes: progress across runs."""
+        if not key or not set(words(key)) & _ADVANCED_WORDS:
+            return False
+        return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
+
+    def advanced(self, key: str | None) -> bool:
+        """Some task writes the key with a value computed from what it read under it."""
+        return bool(key) and key in self._advanced
+
+    def _collect_advanced(self) -> set[str]:
+        return {r.key for r in self.records if r.advances and r.key}
+
+    def passed_between_tasks(self, record: VariableRecord) -> bool:
+        """Written in one function and read in another of the same file: a per-run marker."""
+        key = record.key
+        if not key or "{}" in key:
+            return False
+        where = (_file_of(record.function), key)
+        writers, readers = self._file_writers.get(where, ()), self._file_readers.get(where, ())
+        return any(w != r for w in writers for r in readers)
+
+
+def _file_of(function_id: str) -> str:
+    return function_id.rsplit(":", 2)[0]

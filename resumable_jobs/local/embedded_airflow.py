@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
 
 
 def free_port() -> int:
@@ -49,7 +50,7 @@ class TaskInstanceRow:
     map_index: int
 
 
-class EmbeddedAirflow:
+class EmbeddedAirflow(LocalService):
     """See the module docstring. Use as a context manager."""
 
     def __init__(
@@ -88,16 +89,6 @@ class EmbeddedAirflow:
         self._token: str | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def __enter__(self) -> EmbeddedAirflow:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def start(self, *, timeout: float = 180.0) -> None:
         self.home.mkdir(parents=True, exist_ok=True)

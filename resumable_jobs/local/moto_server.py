@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
 
 if TYPE_CHECKING:
     import subprocess
@@ -78,7 +79,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-class LocalMotoServer:
+class LocalMotoServer(LocalService):
     """``moto_server`` with a ready Batch queue and job definition; see the module docstring.
 
     What it is for: ``with LocalMotoServer() as moto:`` then hand ``moto.airflow_connection_env()``
@@ -115,16 +116,6 @@ class LocalMotoServer:
         self._process: subprocess.Popen | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def __enter__(self) -> LocalMotoServer:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def endpoint_url(self) -> str:

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.providers.databricks.fake_workspace import AsyncApiServer, FakeWorkspace
+from resumable_jobs.local.standins.databricks import DatabricksWorkspace
+from tests.providers.databricks.fake_workspace import AsyncApiServer
 
 
 @pytest.fixture(scope="session")
@@ -19,7 +20,7 @@ def api_server():
 @pytest.fixture
 def workspace(api_server, requests_mock, monkeypatch):
     """A fresh workspace; ``databricks_default`` points at it for both the hook and the trigger."""
-    fake = FakeWorkspace()
+    fake = DatabricksWorkspace()
     api_server.workspace = fake
     monkeypatch.setenv("AIRFLOW_CONN_DATABRICKS_DEFAULT", api_server.connection_uri_json())
     fake.install(requests_mock, f"http://127.0.0.1:{api_server.port}/api/2.2/jobs/")

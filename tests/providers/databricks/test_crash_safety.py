@@ -24,7 +24,7 @@ from resumable_jobs.testing import (
     run_try,
 )
 from tests.providers.databricks.builders import OPERATORS
-from tests.providers.databricks.fake_workspace import page_url
+from resumable_jobs.local.standins.databricks import page_url
 
 pytestmark = pytest.mark.durable_only
 

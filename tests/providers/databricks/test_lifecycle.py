@@ -9,17 +9,9 @@ from tests.providers.databricks.builders import OPERATORS
 
 
 @pytest.fixture
-def long_runs(workspace, monkeypatch):
+def long_runs(workspace):
     """Runs stay RUNNING for more reads than a try and its retry make before the end of the poll."""
-    from tests.providers.databricks import fake_workspace
-
-    original = fake_workspace.FakeRun.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        self.active_reads = 8
-
-    monkeypatch.setattr(fake_workspace.FakeRun, "__init__", init)
+    workspace.active_reads = 8
     return workspace
 
 

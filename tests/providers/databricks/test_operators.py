@@ -22,7 +22,7 @@ from resumable_jobs.testing import (
     run_try,
 )
 from tests.providers.databricks.builders import OPERATORS, run_now, submit_run
-from tests.providers.databricks.fake_workspace import TASK_ERROR, page_url
+from resumable_jobs.local.standins.databricks import TASK_ERROR, page_url
 
 
 def _context(**ti_fields):

@@ -1,0 +1,144 @@
+"""Start, inspect and stop one HTTP stand-in process, and tell Airflow how to reach it.
+
+What it is for: the production crash suite and the recovery benchmark run the Databricks and
+BigQuery stand-ins as processes of their own (:mod:`resumable_jobs.local.standins.server`) and need
+three things from them: the Airflow connection (and environment) that makes the real hooks,
+clients and triggers talk to the stand-in; the jobs the stand-in saw, with their states; a way to
+let a held job finish.
+
+How it works: :class:`StandinProcess` runs ``python -m resumable_jobs.local.standins KIND`` as the
+leader of its own process group, waits for the port file and ``/_standin/health``, and talks to the
+control surface over HTTP. :meth:`StandinProcess.airflow_env` gives:
+
+* Databricks: ``AIRFLOW_CONN_DATABRICKS_DEFAULT`` - host 127.0.0.1, the port, schema ``http``, a
+  personal access token (any value);
+* BigQuery: ``AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT`` with a generated service-account key whose
+  ``token_uri`` is the stand-in (google-auth's real token refresh runs), and
+  ``BIGQUERY_EMULATOR_HOST`` - the variable google-cloud-bigquery reads for its API endpoint; the
+  upstream trigger polls through the same client library, so both reach the stand-in.
+
+What it does not do: it never contacts the real services; the key it generates is useless outside.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from resumable_jobs.local.net import http_json, wait_until
+from resumable_jobs.local.processes import start_group, stop_group
+from resumable_jobs.local.service import LocalService
+
+__all__ = ["StandinProcess"]
+
+DATABRICKS_TOKEN = "dapi-rj-local-standin-0000"  # any value: the stand-in does not check it
+
+
+class StandinProcess(LocalService):
+    """One stand-in server process; use as a context manager (see the module docstring)."""
+
+    def __init__(
+        self,
+        kind: str,
+        *,
+        hold_seconds: float | None = 600.0,
+        python: str = sys.executable,
+        start_timeout: float = 60.0,
+    ) -> None:
+        self.kind = kind
+        self.hold_seconds = hold_seconds
+        self.python = python
+        self.start_timeout = start_timeout
+        self.base_dir: Path | None = None
+        self.port: int | None = None
+        self._process: subprocess.Popen | None = None
+        self._service_account: dict[str, Any] | None = None
+
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError(f"the {self.kind} stand-in is not started")
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def start(self) -> StandinProcess:
+        self.base_dir = Path(tempfile.mkdtemp(prefix=f"rj-standin-{self.kind}-"))
+        port_file = self.base_dir / "port"
+        argv = [self.python, "-m", "resumable_jobs.local.standins", self.kind, "--port-file", str(port_file)]
+        if self.hold_seconds is not None:
+            argv += ["--hold-seconds", str(self.hold_seconds)]
+        self._process = start_group(argv, env=dict(os.environ), log_path=self.base_dir / "standin.log")
+
+        def check() -> None:
+            assert self._process is not None and self.base_dir is not None
+            if self._process.poll() is not None:
+                log = (self.base_dir / "standin.log").read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"the {self.kind} stand-in exited with code {self._process.returncode}:\n{log}")
+
+        self.port = int(wait_until(lambda: port_file.exists() and port_file.read_text(), timeout=self.start_timeout,
+                                   what=f"the {self.kind} stand-in's port", check=check, interval=0.1))  # fmt: skip
+        wait_until(lambda: self._control("GET", "health"), timeout=self.start_timeout,
+                   what=f"the {self.kind} stand-in to answer", check=check, interval=0.1)  # fmt: skip
+        return self
+
+    def stop(self) -> None:
+        if self._process is not None:
+            stop_group(self._process)
+            self._process = None
+        if self.base_dir is not None:
+            shutil.rmtree(self.base_dir, ignore_errors=True)
+            self.base_dir = None
+
+    # ------------------------------------------------------------------ control surface
+    def _control(self, method: str, what: str, body: Any = None) -> Any:
+        return http_json(method, f"{self.url}/_standin/{what}", body, timeout=10)
+
+    def jobs(self) -> list[dict[str, Any]]:
+        """Every job the stand-in received, oldest first: ``id``, ``state``, result or error, times."""
+        return list(self._control("GET", "jobs")["jobs"])
+
+    def release(self, job_id: Any) -> bool:
+        """Let a held job finish at its next status read."""
+        return bool(self._control("POST", "release", {"id": job_id})["released"])
+
+    def requests(self) -> list[dict[str, Any]]:
+        """Every API request with its time (``time.time()`` of the stand-in)."""
+        return list(self._control("GET", "requests")["requests"])
+
+    # ------------------------------------------------------------------ Airflow
+    def airflow_env(self) -> dict[str, str]:
+        """What every Airflow process needs to reach this stand-in through the real hooks."""
+        if self.kind == "databricks":
+            connection = {
+                "conn_type": "databricks",
+                "host": "127.0.0.1",
+                "port": self.port,
+                "schema": "http",
+                "password": DATABRICKS_TOKEN,
+            }
+            return {"AIRFLOW_CONN_DATABRICKS_DEFAULT": json.dumps(connection)}
+        if self.kind == "bigquery":
+            from resumable_jobs.local.standins.bigquery import PROJECT, service_account_info
+
+            if self._service_account is None:
+                self._service_account = service_account_info(f"{self.url}/token")
+            connection = {
+                "conn_type": "google_cloud_platform",
+                "extra": {"project": PROJECT, "keyfile_dict": json.dumps(self._service_account)},
+            }
+            return {
+                "AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT": json.dumps(connection),
+                "BIGQUERY_EMULATOR_HOST": self.url,
+            }
+        raise ValueError(f"unknown stand-in {self.kind!r}")
+

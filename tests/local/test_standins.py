@@ -1,0 +1,82 @@
+"""The HTTP stand-ins in processes of their own, reached through the real upstream hooks.
+
+The production crash suite trusts that a worker's hook, a retry on another worker and the
+triggerer's asynchronous hook all see the same jobs in a stand-in process; these tests check that
+through the upstream code paths themselves (sync and async), plus holding, release and cancel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from resumable_jobs.local.processes import alive
+from resumable_jobs.local.standins.bigquery import PROJECT
+from resumable_jobs.local.standins.process import StandinProcess
+
+RUN = {"run_name": "t", "tasks": [{"task_key": "etl", "notebook_task": {"notebook_path": "/x"}}]}
+
+
+@pytest.fixture
+def databricks(monkeypatch):
+    with StandinProcess("databricks", hold_seconds=120) as standin:
+        pid = standin.pid
+        for key, value in standin.airflow_env().items():
+            monkeypatch.setenv(key, value)
+        yield standin
+    assert pid is not None and not alive(pid), "the stand-in outlived its stop"
+
+
+@pytest.fixture
+def bigquery(monkeypatch):
+    with StandinProcess("bigquery", hold_seconds=120) as standin:
+        for key, value in standin.airflow_env().items():
+            monkeypatch.setenv(key, value)
+        yield standin
+
+
+def test_databricks_runs_are_held_deduplicated_and_seen_by_the_async_hook(databricks):
+    from airflow.providers.databricks.hooks.databricks import DatabricksHook
+
+    hook = DatabricksHook(retry_limit=2, retry_delay=0.1)
+    run_id = hook.submit_run({**RUN, "idempotency_token": "token-1"})
+    assert hook.submit_run({**RUN, "idempotency_token": "token-1"}) == run_id  # deduplicated
+    assert hook.get_run_state(run_id).life_cycle_state == "RUNNING"
+
+    async def read_async():
+        async with DatabricksHook(retry_limit=2, retry_delay=0.1) as async_hook:
+            return await async_hook.a_get_run_state(run_id)
+
+    assert asyncio.run(read_async()).life_cycle_state == "RUNNING"  # the trigger's path, same run
+    assert [(j["id"], j["state"]) for j in databricks.jobs()] == [(run_id, "RUNNING")]
+    assert databricks.release(run_id)
+    state = hook.get_run_state(run_id)
+    assert (state.life_cycle_state, state.result_state) == ("TERMINATED", "SUCCESS")
+    other = hook.submit_run({**RUN, "idempotency_token": "token-2"})
+    hook.cancel_run(other)
+    assert {j["id"]: j["result"] for j in databricks.jobs()} == {run_id: "SUCCESS", other: "CANCELED"}
+    gets = [r for r in databricks.requests() if r["endpoint"] == "runs/get"]
+    assert len(gets) == 3 and {str(r["run_id"]) for r in gets} == {str(run_id)}
+
+
+def test_bigquery_jobs_through_a_service_account_key_and_the_emulator_host(bigquery):
+    from airflow.providers.google.cloud.hooks.bigquery import BigQueryAsyncHook, BigQueryHook
+    from google.api_core.exceptions import Conflict
+
+    assert os.environ["BIGQUERY_EMULATOR_HOST"] == bigquery.url
+    hook = BigQueryHook(use_legacy_sql=False)
+    config = {"query": {"query": "SELECT 1", "useLegacySql": False}}
+    job = hook.insert_job(configuration=config, job_id="j1", project_id=PROJECT, location="EU", nowait=True)
+    assert job.state == "RUNNING"
+    with pytest.raises(Conflict):  # the 409 the operator relies on to adopt its own job
+        hook.insert_job(configuration=config, job_id="j1", project_id=PROJECT, location="EU", nowait=True)
+
+    async def read_async():
+        return await BigQueryAsyncHook().get_job_status(job_id="j1", project_id=PROJECT, location="EU")
+
+    assert asyncio.run(read_async())["status"] == "running"  # the trigger's path, same job
+    assert bigquery.release("j1")
+    assert hook.get_job(job_id="j1", project_id=PROJECT, location="EU").state == "DONE"
+    assert [(j["id"], j["state"], j["error"]) for j in bigquery.jobs()] == [("j1", "DONE", None)]

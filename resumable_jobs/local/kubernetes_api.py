@@ -14,7 +14,7 @@ It accepts what ``spark-submit`` sends - ``POST .../pods`` (the driver pod), ser
 ``running_polls`` reads, then ends as ``outcome`` (Succeeded with the driver container's exit
 code 0, or Failed with ``exit_code``); :meth:`~LocalKubernetesApi.finish` changes that, and
 ``sidecar=True`` keeps the pod Running after the driver container terminated (a service mesh
-proxy); ``unavailable=True`` answers every read with 503. :meth:`~LocalKubernetesApi.write_kubeconfig` writes a kubeconfig that points at it.
+proxy); ``unavailable=True`` answers every read with 503, ``forbidden=True`` every call with 403. :meth:`~LocalKubernetesApi.write_kubeconfig` writes a kubeconfig that points at it.
 
 What it does not do: no scheduling, no containers run, no watches, no authentication (any token
 is accepted), no other resource kinds than those above.
@@ -65,6 +65,8 @@ class LocalKubernetesApi:
     sidecar: bool = False
     #: True: every read answers 503, as an overloaded or restarting API server does
     unavailable: bool = False
+    #: True: every call answers 403, as for an identity without RBAC permissions on pods
+    forbidden: bool = False
     pods: dict[tuple[str, str], StandinPod] = field(default_factory=dict)
     created: list[dict[str, Any]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
@@ -105,6 +107,10 @@ class LocalKubernetesApi:
         path, query = parts.path.rstrip("/"), parse_qs(parts.query)
         with self._lock:
             self.requests.append(f"{method} {path}")
+            if self.forbidden:
+                return 403, _status(
+                    403, "Forbidden", f'pods is forbidden: User "system:serviceaccount:airflow:worker" cannot {method} {path}'
+                )
             if self.unavailable and method == "GET":
                 return 503, _status(503, "ServiceUnavailable", "the stand-in API server is unavailable")
             pod_match = _POD_PATH.fullmatch(path)

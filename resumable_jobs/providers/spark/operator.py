@@ -344,7 +344,10 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
 
     # ----------------------------------------------------------------- the contract
     def submit_job(self, context: Context) -> str:
-        return self.cluster_manager.submit(self.submission_token or "")
+        # The mixin sets the token before every call; a direct call still gets a tag of its own.
+        from resumable_jobs.mixin.tokens import one_off_token
+
+        return self.cluster_manager.submit(self.submission_token or one_off_token(task_id=self.task_id))
 
     def get_job_status(self, external_id: Any, context: Context) -> str:
         return self.cluster_manager.status(str(external_id)).state

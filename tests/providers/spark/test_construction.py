@@ -151,3 +151,23 @@ def test_importing_the_operator_loads_no_provider_http_client_or_spark():
     )
     assert "resumable_jobs.providers.spark.operator" in loaded  # the check saw the import
     assert [m for m in loaded if m.startswith(heavy_prefixes)] == []
+
+
+def test_every_spark_trigger_is_registered_with_the_provider():
+    import importlib
+    import inspect
+
+    from resumable_jobs.provider_info import get_provider_info
+
+    modules = [m for entry in get_provider_info()["triggers"] for m in entry["python-modules"]]
+    assert set(modules) >= {
+        "resumable_jobs.providers.spark.trigger",
+        "resumable_jobs.providers.spark.yarn.trigger",
+        "resumable_jobs.providers.spark.kubernetes.trigger",
+    }
+    from airflow.triggers.base import BaseTrigger
+
+    for name in modules:
+        module = importlib.import_module(name)
+        own = [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
+        assert any(issubclass(c, BaseTrigger) for c in own), name

@@ -120,11 +120,11 @@ class ResourceManagerClient:
             if response.status_code == 404 and not_found_id and _remote_exception(reply) == "NotFoundException":
                 raise JobNotFoundError(not_found_id, _remote_message(reply) or "the ResourceManager does not know it")
             if response.status_code >= 500:
-                failures.append(f"{base}: HTTP {response.status_code}: {_remote_message(reply) or reply!r}")
+                failures.append(f"{base}: HTTP {response.status_code}: {_remote_message(reply) or repr(reply)}")
                 continue
             if response.status_code >= 400:
                 raise ResourceManagerRefused(
-                    f"{method} {url} answered HTTP {response.status_code}: {_remote_message(reply) or reply!r}"
+                    f"{method} {url} answered HTTP {response.status_code}: {_remote_message(reply) or repr(reply)}"
                 )
             self.active_url = base
             return reply

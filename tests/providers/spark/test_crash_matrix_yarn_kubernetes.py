@@ -139,7 +139,7 @@ def test_failed_application_is_replaced_by_a_new_generation_with_a_new_tag(clust
     result = run_try(_factory(cluster)(), make_context(store, ti.next_try()))
     assert cluster.applications() == 2 and store.get(ID_KEY) == result != _first_app(cluster)
     calls = [c["conf"] for c in submit_calls(cluster.binary)]
-    tags = [c.get("spark.yarn.tags") or c.get("spark.kubernetes.driver.label.resumable-jobs/submission-token") for c in calls]
+    tags = [c.get("spark.yarn.tags") or c.get("spark.kubernetes.driver.label.resumable-jobs/submission") for c in calls]
     assert len(set(tags)) == 2 and "-g1-" in tags[0] and "-g2-" in tags[1]
 
 

@@ -139,7 +139,7 @@ def test_the_users_own_yarn_tags_are_kept_next_to_the_token(yarn, standin_spark_
     ti = FakeTaskInstance()
     run_try(_op(standin_spark_submit, conf={"spark.yarn.tags": "team-a, nightly"}), make_context(InMemoryTaskStateStore(), ti))
     (app,) = yarn.submissions
-    assert app["tags"][:2] == ["team-a", "nightly"] and app["tags"][2].startswith("resumable-jobs-token-")
+    assert app["tags"][:2] == ["team-a", "nightly"] and app["tags"][2].startswith("resumable-jobs-submission-")
 
 
 def test_a_failed_application_fails_the_task_with_its_diagnostics(yarn, standin_spark_submit):

@@ -33,8 +33,9 @@ if TYPE_CHECKING:
 
 __all__ = ["LABEL_KEY", "KubernetesClusterManager", "parse_app_id", "pod_label_value"]
 
-#: The driver pod label that carries the submission token.
-LABEL_KEY = "resumable-jobs/submission-token"
+#: The driver pod label that carries the submission token. (No "token" in it: Spark's default
+#: redaction pattern would hide the value in its UI and logs.)
+LABEL_KEY = "resumable-jobs/submission"
 NAMESPACE_CONF = "spark.kubernetes.namespace"
 WAIT_CONF = "spark.kubernetes.submission.waitAppCompletion"
 _LABEL_VALUE_MAX = 63

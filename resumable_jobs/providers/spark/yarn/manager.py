@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["TAG_PREFIX", "YarnClusterManager", "yarn_tag"]
 
-#: Every application the operator submits carries ``<TAG_PREFIX><token>`` in its YARN tags.
-TAG_PREFIX = "resumable-jobs-token-"
+#: Every application the operator submits carries ``<TAG_PREFIX><token>`` in its YARN tags. (No
+#: "token" in it: Spark's default redaction pattern would hide the tag in its UI and logs.)
+TAG_PREFIX = "resumable-jobs-submission-"
 WAIT_CONF = "spark.yarn.submit.waitAppCompletion"
 TAGS_CONF = "spark.yarn.tags"
 

@@ -30,10 +30,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
+
+from resumable_jobs.local.http_standin import serve_http
 
 __all__ = ["LocalKubernetesApi", "StandinPod"]
 
@@ -211,55 +212,14 @@ class LocalKubernetesApi:
     @contextmanager
     def serve(self) -> Iterator[str]:
         """Serve HTTP on a free port of 127.0.0.1; yield (and set ``url`` to) its base URL."""
-        api = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"  # fabric8's client keeps connections alive
+        def dispatch(method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+            code, reply = self.dispatch(method, target, body)
+            return code, reply, {}
 
-            def _answer(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                try:
-                    body = json.loads(raw) if raw else None
-                except ValueError:
-                    body = None
-                code, reply = api.dispatch(method, self.path, body)
-                data = json.dumps(reply).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._answer("GET")
-
-            def do_POST(self) -> None:
-                self._answer("POST")
-
-            def do_PATCH(self) -> None:
-                self._answer("PATCH")
-
-            def do_PUT(self) -> None:
-                self._answer("PUT")
-
-            def do_DELETE(self) -> None:
-                self._answer("DELETE")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.url = f"http://127.0.0.1:{server.server_address[1]}"
-        try:
-            yield self.url
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=5)
+        with serve_http(dispatch) as url:
+            self.url = url
+            yield url
 
 
 def _container_status(name: str, image: str, state: dict[str, Any]) -> dict[str, Any]:

@@ -23,15 +23,15 @@ What it does not do: no scheduling, no containers, no security, no XML.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from resumable_jobs.local.http_standin import serve_http
 
 __all__ = ["LocalResourceManager", "REGISTER_PATH", "StandinApplication"]
 
@@ -190,45 +190,9 @@ class LocalResourceManager:
     @contextmanager
     def serve(self) -> Iterator[str]:
         """Serve HTTP on a free port of 127.0.0.1; yield (and set ``url`` to) its base URL."""
-        rm = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                code, reply, headers = rm.dispatch(method, self.path, json.loads(raw) if raw else None)
-                data = (reply if isinstance(reply, str) else json.dumps(reply)).encode()
-                self.send_response(code)
-                ctype = "text/plain; charset=utf-8" if isinstance(reply, str) else "application/json"
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._answer("GET")
-
-            def do_PUT(self) -> None:
-                self._answer("PUT")
-
-            def do_POST(self) -> None:
-                self._answer("POST")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        self.url = f"http://127.0.0.1:{server.server_address[1]}"
-        try:
-            yield self.url
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=5)
+        with serve_http(self.dispatch) as url:
+            self.url = url
+            yield url
 
 
 def _remote(exception: str, message: str) -> dict[str, Any]:

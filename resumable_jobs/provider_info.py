@@ -23,4 +23,15 @@ def get_provider_info() -> dict:
             "resumable_jobs.providers.google.links.BigQueryTableLink",
             "resumable_jobs.providers.spark.links.SparkMasterUiLink",
         ],
+        # Triggers the triggerer loads by class path when a deferred task resumes waiting.
+        "triggers": [
+            {
+                "integration-name": "Apache Spark",
+                "python-modules": [
+                    "resumable_jobs.providers.spark.trigger",
+                    "resumable_jobs.providers.spark.yarn.trigger",
+                    "resumable_jobs.providers.spark.kubernetes.trigger",
+                ],
+            },
+        ],
     }

@@ -46,6 +46,7 @@ __all__ = [
     "PYTHON_RUNNER",
     "build_create_request",
     "is_python_application",
+    "property_text",
 ]
 
 
@@ -71,15 +72,15 @@ def build_create_request(
     if not application:
         raise ValueError("application is required: the path or URL of a .py file or a jar")
 
-    spark_properties = {str(k): _text(v) for k, v in (conf or {}).items() if v is not None}
+    spark_properties = {str(k): property_text(v) for k, v in (conf or {}).items() if v is not None}
     for parameter, key in PROPERTY_PARAMETERS.items():
         value = properties.get(parameter)
         if value is not None and value != "":
-            spark_properties[key] = _text(value)
+            spark_properties[key] = property_text(value)
     spark_properties["spark.submit.deployMode"] = "cluster"
     spark_properties.setdefault("spark.driver.supervise", "false")
 
-    args = [_text(a) for a in (application_args or [])]
+    args = [property_text(a) for a in (application_args or [])]
     if is_python_application(application):
         main_class = PYTHON_RUNNER
         # The worker puts appResource into the driver's working directory: refer to that copy,
@@ -106,11 +107,12 @@ def build_create_request(
         "appArgs": args,
         "clientSparkVersion": CLIENT_SPARK_VERSION,
         "sparkProperties": spark_properties,
-        "environmentVariables": {str(k): _text(v) for k, v in (env_vars or {}).items()},
+        "environmentVariables": {str(k): property_text(v) for k, v in (env_vars or {}).items()},
     }
 
 
-def _text(value: Any) -> str:
+def property_text(value: Any) -> str:
+    """A Spark property or argument value as Spark reads it: booleans lower-case, the rest ``str()``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -67,3 +68,59 @@ def cluster(spark_cluster, monkeypatch):
     yield spark_cluster
     spark_cluster.kill_active_drivers()
     assert not spark_cluster.active_drivers(), "a driver outlived its test"
+
+
+# ---------------------------------------------------------------- YARN and Kubernetes stand-ins
+@pytest.fixture
+def standin_spark_submit(tmp_path, monkeypatch):
+    """The stand-in ``spark-submit`` (see resumable_jobs.local.spark_submit_standin) and its record file."""
+    from resumable_jobs.local.spark_submit_standin import write_spark_submit_standin
+
+    record = tmp_path / "spark-submit-calls.jsonl"
+    monkeypatch.setenv("RJ_SPARK_SUBMIT_RECORD", str(record))
+    return SimpleNamespace(path=write_spark_submit_standin(tmp_path), record=record)
+
+
+def submit_calls(binary) -> list[dict]:
+    """What the stand-in spark-submit received, one dict per run."""
+    if not binary.record.exists():
+        return []
+    return [json.loads(line) for line in binary.record.read_text().splitlines()]
+
+
+@pytest.fixture
+def yarn(monkeypatch):
+    """A stand-in ResourceManager; ``spark_default`` is an upstream-style ``yarn`` connection to it."""
+    from resumable_jobs.local.yarn_resource_manager import LocalResourceManager
+
+    rm = LocalResourceManager()
+    with rm.serve() as url:
+        monkeypatch.setenv("RJ_STANDIN_RM_URL", url)
+        _set_connection(
+            monkeypatch,
+            "spark_default",
+            {"conn_type": "spark", "host": "yarn", "extra": json.dumps({"yarn_resourcemanager_webapp_address": url})},
+        )
+        yield rm
+
+
+@pytest.fixture
+def k8s(monkeypatch, tmp_path):
+    """A stand-in Kubernetes API; ``spark_default`` is a ``k8s://`` connection (namespace etl) to it."""
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+
+    api = LocalKubernetesApi()
+    with api.serve() as url:
+        kubeconfig = api.write_kubeconfig(tmp_path / "kubeconfig")
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        _set_connection(
+            monkeypatch,
+            "kubernetes_default",
+            {"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubeconfig)})},
+        )
+        _set_connection(
+            monkeypatch,
+            "spark_default",
+            {"conn_type": "spark", "host": f"k8s://{url}", "extra": json.dumps({"namespace": "etl"})},
+        )
+        yield api

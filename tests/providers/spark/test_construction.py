@@ -24,23 +24,22 @@ def _op(**kwargs):
 @pytest.mark.parametrize(
     ("parameter", "value", "alternative"),
     [
-        ("num_executors", 4, "total_executor_cores"),
-        ("yarn_queue", "etl", "airflow.providers.apache.spark"),
-        ("keytab", "/etc/k.keytab", "Kerberized"),
-        ("principal", "etl@EXAMPLE", "Kerberized"),
-        ("proxy_user", "etl", "airflow.providers.apache.spark"),
-        ("spark_binary", "spark3-submit", "REST server"),
-        ("properties_file", "/etc/spark.conf", "conf="),
-        ("track_driver_via_k8s_api", True, "Kubernetes"),
         ("post_submit_commands", ["echo hi"], "downstream task"),
         ("reconnect_on_retry", True, "durable="),
+        ("openlineage_inject_parent_job_info", True, "conf="),
+        ("yarn_track_via_rm_api", False, "always on here"),
+        ("track_driver_via_k8s_api", False, "always on here"),
     ],
 )
-def test_parameters_for_other_cluster_managers_are_construction_errors_naming_the_alternative(
+def test_parameters_no_cluster_manager_supports_are_construction_errors_naming_the_alternative(
     parameter, value, alternative
 ):
     with pytest.raises(TypeError, match=rf"{parameter}=.*{alternative}"):
         _op(**{parameter: value})
+
+
+def test_upstream_tracking_flags_set_true_are_accepted_because_tracking_is_always_on():
+    _op(yarn_track_via_rm_api=True, track_driver_via_k8s_api=True)
 
 
 def test_client_mode_is_refused_with_the_reason():
@@ -52,8 +51,30 @@ def test_client_mode_is_refused_with_the_reason():
 
 def test_all_unsupported_parameters_are_reported_at_once():
     with pytest.raises(TypeError) as raised:
-        _op(num_executors=2, keytab="/k")
-    assert "num_executors=" in str(raised.value) and "keytab=" in str(raised.value)
+        _op(post_submit_commands=["x"], reconnect_on_retry=True)
+    assert "post_submit_commands=" in str(raised.value) and "reconnect_on_retry=" in str(raised.value)
+
+
+def test_upstream_yarn_and_kubernetes_parameters_are_accepted_at_construction():
+    op = _op(
+        num_executors=4,
+        yarn_queue="etl",
+        keytab="/etc/k.keytab",
+        principal="etl@EXAMPLE",
+        proxy_user="etl",
+        use_krb5ccache=True,
+        properties_file="/etc/spark.conf",
+        verbose=True,
+        spark_binary="spark3-submit",
+    )
+    assert (op.num_executors, op.yarn_queue, op.spark_binary, op.verbose) == (4, "etl", "spark3-submit", True)
+    assert {"keytab", "principal", "proxy_user", "properties_file"} <= set(op.template_fields)
+
+
+def test_yarn_rm_auth_cannot_go_to_the_triggerer():
+    with pytest.raises(ValueError, match="yarn_rm_auth cannot reach the triggerer"):
+        _op(yarn_rm_auth=object(), deferrable=True)
+    _op(yarn_rm_auth=object(), deferrable=False)
 
 
 def test_deferrable_without_waiting_warns_with_the_fix():
@@ -120,7 +141,33 @@ def test_importing_the_operator_loads_no_provider_http_client_or_spark():
         "botocore",
         "google.cloud",
         "resumable_jobs.providers.spark.trigger",
-        "resumable_jobs.local.spark_cluster",
+        "resumable_jobs.providers.spark.yarn",
+        "resumable_jobs.providers.spark.kubernetes",
+        "resumable_jobs.providers.spark.standalone",
+        "resumable_jobs.local",
+        "kubernetes",
+        "kubernetes_asyncio",
+        "airflow.providers.cncf",
     )
     assert "resumable_jobs.providers.spark.operator" in loaded  # the check saw the import
     assert [m for m in loaded if m.startswith(heavy_prefixes)] == []
+
+
+def test_every_spark_trigger_is_registered_with_the_provider():
+    import importlib
+    import inspect
+
+    from resumable_jobs.provider_info import get_provider_info
+
+    modules = [m for entry in get_provider_info()["triggers"] for m in entry["python-modules"]]
+    assert set(modules) >= {
+        "resumable_jobs.providers.spark.trigger",
+        "resumable_jobs.providers.spark.yarn.trigger",
+        "resumable_jobs.providers.spark.kubernetes.trigger",
+    }
+    from airflow.triggers.base import BaseTrigger
+
+    for name in modules:
+        module = importlib.import_module(name)
+        own = [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
+        assert any(issubclass(c, BaseTrigger) for c in own), name

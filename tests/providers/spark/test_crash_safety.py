@@ -159,3 +159,26 @@ def test_trigger_error_event_fails_the_task_with_its_message(master):
     with pytest.raises(ExternalJobFailed, match="driver-9 ended KILLED"):
         op.execute_complete(make_context(InMemoryTaskStateStore(), ti), event)
     assert ti.xcom["spark_driver_id"] == "driver-9"
+
+
+@pytest.mark.durable_only
+def test_trigger_error_while_the_driver_runs_then_the_retry_defers_to_the_same_driver(served_master):
+    served_master.running_polls = 3
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=2)
+    served_master.standby = True  # status reads fail ("not alive") after the driver was created
+    original_create = served_master.create
+
+    def create_while_alive(body):
+        served_master.standby = False
+        try:
+            return original_create(body)
+        finally:
+            served_master.standby = True
+
+    served_master.create = create_while_alive
+    with pytest.raises(ExternalJobFailed, match=r"(?s)5 times in a row.*may still run"):
+        run_try(_factory(deferrable=True)(), make_context(store, ti))
+    served_master.standby = False
+    result = run_try(_factory(deferrable=True)(), make_context(store, ti.next_try()))
+    assert len(served_master.creates) == 1
+    assert result == "driver-20260101000000-0000"

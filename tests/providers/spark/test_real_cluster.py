@@ -98,14 +98,16 @@ def test_worker_crash_mid_poll_then_retry_reconnects_to_the_same_driver(cluster)
     assert retry_ti.xcom["spark_driver_id"] == result
 
 
-def test_on_kill_kills_the_running_driver(cluster):
+def test_on_kill_kills_the_running_driver_of_a_task_marked_failed(cluster):
     op = _op("sleep_app.py", "120")
     outcome: dict[str, BaseException] = {}
+    # The Execution API says the task instance was marked failed while it ran: on_kill cancels.
+    # (A worker shutting down while the task instance is still running keeps the driver.)
+    marked_failed = FakeTaskInstance(api_state="failed")
 
     def run() -> None:
         try:
-            # the Execution API says what a task marked failed while running says
-            run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance(api_state="failed")))
+            run_try(op, make_context(InMemoryTaskStateStore(), marked_failed))
         except BaseException as error:  # noqa: BLE001 - handed to the test thread
             outcome["error"] = error
 
@@ -116,7 +118,7 @@ def test_on_kill_kills_the_running_driver(cluster):
         time.sleep(0.2)
     driver_id = op.current_external_id
     cluster.wait_for_driver_state(driver_id, {"RUNNING"}, timeout=60)
-    op.on_kill()  # what Airflow calls when the task is marked failed or times out
+    op.on_kill()  # what Airflow's SIGTERM handler calls after the task was marked failed
     worker.join(timeout=60)
     assert cluster.driver_state(driver_id) == "KILLED"
     assert isinstance(outcome.get("error"), ExternalJobFailed)

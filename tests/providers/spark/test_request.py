@@ -6,6 +6,7 @@ import pytest
 
 from resumable_jobs.providers.spark import SparkSubmitOperator
 from resumable_jobs.providers.spark.request import PYTHON_RUNNER
+from resumable_jobs.testing import FakeTaskInstance, InMemoryTaskStateStore, make_context, run_try
 
 
 def _request(**kwargs):
@@ -63,14 +64,31 @@ def test_upstream_parameters_become_spark_properties_and_win_over_conf():
     assert body["environmentVariables"] == {"MODE": "prod", "RETRIES": "3"}
 
 
-def test_jar_without_java_class_is_a_construction_error():
-    with pytest.raises(ValueError, match="java_class is required for the jar application"):
-        SparkSubmitOperator(task_id="t", application="/apps/etl.jar")
+def test_jar_without_java_class_fails_on_a_standalone_master_before_anything_is_submitted(master):
+    # spark-submit reads a jar's manifest (YARN, Kubernetes), the REST server does not: the
+    # connection, known only when the task runs, decides whether java_class is needed.
+    op = SparkSubmitOperator(task_id="t", application="/apps/etl.jar")
+    store = InMemoryTaskStateStore()
+    with pytest.raises(ValueError, match="java_class is required for a jar application"):
+        run_try(op, make_context(store, FakeTaskInstance()))
+    assert master.creates == []
+    assert store.get(SparkSubmitOperator.external_id_key) is None
 
 
-def test_fingerprint_follows_the_rendered_request():
+def test_fingerprint_follows_the_rendered_request(master):
     a = SparkSubmitOperator(task_id="t", application="/apps/job.py", application_args=["1"])
     b = SparkSubmitOperator(task_id="t", application="/apps/job.py", application_args=["1"])
     c = SparkSubmitOperator(task_id="t", application="/apps/job.py", application_args=["2"])
     assert a.request_fingerprint({}) == b.request_fingerprint({})
     assert a.request_fingerprint({}) != c.request_fingerprint({})
+
+
+def test_standalone_fingerprint_is_unchanged_so_retries_in_flight_keep_reconnecting(master):
+    # The fingerprint stored by earlier releases is sha256 of the sorted request body; a retry
+    # after an upgrade must compute the same value, or it would submit a second driver.
+    import hashlib
+    import json
+
+    op = SparkSubmitOperator(task_id="t", application="/apps/job.py", application_args=["1"], driver_memory="1g")
+    body = json.dumps(op.create_request(), sort_keys=True, default=str)
+    assert op.request_fingerprint({}) == hashlib.sha256(body.encode()).hexdigest()

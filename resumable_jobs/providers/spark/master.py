@@ -118,9 +118,9 @@ class SparkConnection:
 
 def resolve_spark_connection(conn_id: str) -> SparkConnection:
     """Look ``conn_id`` up through Airflow (secrets backends, env vars, the API server)."""
-    from airflow.sdk import BaseHook
+    from resumable_jobs.shims.sdk_names import base_hook
 
-    return spark_connection_from(BaseHook.get_connection(conn_id))
+    return spark_connection_from(base_hook().get_connection(conn_id))
 
 
 def spark_connection_from(conn: Any) -> SparkConnection:

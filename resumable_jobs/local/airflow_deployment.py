@@ -297,6 +297,13 @@ class AirflowDeployment(LocalService):
     def task_log(self, dag_id: str, run_id: str, task_id: str, try_number: int) -> TaskLog:
         return TaskLog(self.settings.base_log_folder, dag_id, run_id, task_id, try_number)
 
+    def logs_containing(self, fragment: str) -> list[Path]:
+        """Every log file of this deployment holding ``fragment``: task logs, the dag-processor's
+        per-file logs (where failure callbacks log) and each component's own output."""
+        candidates = [p for p in self.settings.base_log_folder.rglob("*") if p.is_file()]
+        candidates += [c.log_path for c in self.components.values() if c.log_path.exists()]
+        return [p for p in candidates if fragment in p.read_text(errors="replace")]
+
     def task_processes(self, dag_id: str, run_id: str, task_id: str) -> TaskProcesses:
         """The processes running the task instance's current try (it must be running)."""
         ti = self.rest.task_instance(dag_id, run_id, task_id)

@@ -28,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 DAGS = HERE / "dags"
 DAG_IDS = (
     "prod_spark_sync",
+    "prod_spark_last_try",
     "prod_spark_deferrable",
     "prod_spark_kill_before_defer",
     "prod_spark_trigger_error",

@@ -1,7 +1,10 @@
 """The job follows the task instance when Airflow itself ends or restarts the task.
 
 Marked failed through the REST API while it runs: Airflow tells the supervisor at its next
-heartbeat, the task's ``on_kill`` cancels the job, nothing is left running. Cleared after success:
+heartbeat, the task's ``on_kill`` cancels the job, nothing is left running. A whole worker lost
+on the task's last try: no code runs in the worker, the scheduler's heartbeat timeout fails the
+task instance for good and has the dag-processor run its failure callback, which cancels the job
+the try pushed to XCom. Cleared after success:
 the next try submits one new job (not the old result). Submit-only with a downstream sensor: the
 submit task dies after submitting, its retry returns the same job id, and the sensor follows that
 one job.
@@ -9,6 +12,9 @@ one job.
 
 from __future__ import annotations
 
+import time
+
+from resumable_jobs.local import worker_deaths
 from resumable_jobs.local.net import wait_until
 from tests.production.conftest import on, record
 from tests.production.outcomes import assert_single_job_succeeded, resumed_line
@@ -34,6 +40,26 @@ def test_running_task_marked_failed_through_the_api_cancels_its_job(drill_factor
     assert drill.xcom() is None  # the task never returned
     assert not any(d["id"] == job.id for d in drill.backend.cluster.active_drivers())  # nothing orphaned
     record(drill, latency="cancelled on mark-failed")
+
+
+@on("local:spark")
+def test_whole_worker_sigkill_on_the_last_try_has_the_failure_callback_cancel_the_job(drill_factory, backend):
+    drill = drill_factory("last-try-sigkill", "prod_spark_last_try").start()
+    job = drill.wait_polling()
+    death = worker_deaths.kill_whole_worker(drill.airflow, drill.dag_id, drill.run_id, "job")
+    assert drill.finish() == "failed"
+    assert len(drill.heartbeat_timeouts()) == 1  # nobody but the scheduler saw the worker go
+    jobs = wait_until(
+        lambda: (j := drill.new_jobs()) and all(x.state != backend.running for x in j) and j,
+        timeout=180,
+        what=f"job {job.id} to be cancelled by the failure callback",
+    )
+    assert [(j.id, j.state) for j in jobs] == [(job.id, "KILLED")], "the job was left running, or another started"
+    ti = drill.ti()
+    assert (ti["state"], ti["try_number"]) == ("failed", 1)
+    cancelled = drill.airflow.logs_containing(f"Cancelling job {job.id!r} after the final failure")
+    assert cancelled, "no log of the failure callback's cancel"
+    record(drill, latency=f"{time.time() - death.at:.1f}s until the callback had cancelled it (at most)")
 
 
 @on("local:spark", "local:batch")

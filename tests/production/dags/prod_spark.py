@@ -57,6 +57,10 @@ def _dag(dag_id: str) -> DAG:
 with _dag("prod_spark_sync"):
     SparkSubmitOperator(task_id="job", name="rj-prod-sync", **HELD_DRIVER)
 
+with DAG(dag_id="prod_spark_last_try", schedule=None, start_date=START, catchup=False, default_args={"retries": 0}):
+    # no retry follows a lost try: the failure callback is the only code that can end the job
+    SparkSubmitOperator(task_id="job", name="rj-prod-last-try", **HELD_DRIVER)
+
 with _dag("prod_spark_deferrable"):
     SparkSubmitOperator(task_id="job", name="rj-prod-deferrable", deferrable=True, **HELD_DRIVER)
 

@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
 
 from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
 
-__all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword"]
+__all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -37,6 +36,12 @@ TASK_DECORATORS = (
 #: Nodes that never contain anything a rule looks at; the walk does not enter them.
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
 
+#: Fields that never hold a node the walk enters (names, flags, operators, contexts).
+_NON_NODE_FIELDS = frozenset(
+    {"ctx", "id", "attr", "arg", "name", "names", "kind", "type_comment", "level", "module", "conversion"}
+    | {"is_async", "op", "kwd_attrs", "rest", "type_ignores"}
+)
+
 
 def _concrete(*bases: type) -> frozenset[type]:
     found: set[type] = set()
@@ -50,28 +55,47 @@ def _concrete(*bases: type) -> frozenset[type]:
 
 #: Exact types skipped by the walk (it compares ``node.__class__``, which is faster than isinstance).
 _LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, complex}
-#: Exact types that :meth:`ModuleIndex._visit` records something for.
-_RECORDED_TYPES = frozenset(
-    {
-        ast.Call,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.If,
-        ast.While,
-        ast.Import,
-        ast.ImportFrom,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.NamedExpr,
-        ast.AugAssign,
-        ast.For,
-        ast.AsyncFor,
-        ast.comprehension,
-        ast.withitem,
-        ast.BinOp,
-    }
-)
+
+#: node class -> the fields of it that may hold nodes to enter; every other field is skipped
+#: without being read. Built once, when the module is imported.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f not in _NON_NODE_FIELDS)
+    for kind in _concrete(ast.AST)
+    if kind not in _LEAF_TYPES
+}
+
+
+#: node class -> the fields of it that may hold nodes, for every node class (leaves included)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: () if kind in _LEAF_TYPES else _CHILD_FIELDS[kind]
+    for kind in _concrete(ast.AST)
+    if kind not in _concrete(ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+}
+_NODE_FIELDS.update({ast.Import: ("names",), ast.ImportFrom: ("names",)})
+
+
+def subnodes(node: ast.AST) -> list[ast.AST]:
+    """``node`` and every node under it, in :func:`ast.walk`'s order (breadth first).
+
+    Why not ``ast.walk``: rules walk argument values and function bodies often, and this
+    reads only the fields that can hold nodes, as one loop instead of nested generators. It
+    leaves out expression contexts and operator nodes (``Load``, ``Add``), which no rule
+    looks for in a walk; the operator of a ``BinOp`` is still its ``op``.
+    """
+    found = [node]
+    add = found.append
+    fields_of = _NODE_FIELDS
+    for current in found:  # the list grows while it is read: breadth first
+        for name in fields_of[current.__class__]:
+            value = getattr(current, name)
+            if value.__class__ is list:
+                for item in value:
+                    if item.__class__ in fields_of:
+                        add(item)
+            elif value.__class__ in fields_of:
+                add(value)
+    return found
+
 
 #: Operator and sensor methods that run on a worker when the task runs.
 RUNTIME_METHODS = frozenset({"execute", "poke"})
@@ -106,12 +130,17 @@ def keyword(call: ast.Call, name: str) -> ast.keyword | None:
     return None
 
 
-@dataclass(frozen=True)
 class CallSite:
-    """A call and the functions around it, innermost last (empty at module level)."""
+    """A call and the functions around it, innermost last (empty at module level).
 
-    node: ast.Call
-    stack: tuple[FunctionNode, ...]
+    A plain class with slots, not a dataclass: the walk makes one per call of the file.
+    """
+
+    __slots__ = ("node", "stack")
+
+    def __init__(self, node: ast.Call, stack: tuple[FunctionNode, ...]) -> None:
+        self.node = node
+        self.stack = stack
 
     @property
     def function(self) -> FunctionNode | None:
@@ -167,101 +196,120 @@ class ModuleIndex:
         """Record the nodes of one scope (the module, a function, a class body), in source order.
 
         An explicit work list instead of recursion over ast.iter_child_nodes: this loop is most
-        of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped by their
-        exact type, only the node types a rule needs go through :meth:`_visit`, and a nested
-        function or class is walked right where it is met, with its own scope.
+        of the reviewer's run time. Only the fields of a node that can hold nodes are read
+        (:data:`_CHILD_FIELDS`), leaf nodes (names, constants, contexts) are never entered,
+        the node types a rule needs are recorded by a handler looked up by exact type
+        (:data:`_HANDLERS`), and a nested function or class is walked right where it is met,
+        with its own scope.
         """
         work = [root]
         pop = work.pop
-        visit = self._visit
-        leaves = _LEAF_TYPES
-        recorded = _RECORDED_TYPES
-        node_type = ast.AST
+        extend = work.extend
+        fields_of = _CHILD_FIELDS
+        handlers = _HANDLERS
         while work:
             node = pop()
             children = []
             add = children.append
-            for name in node._fields:
-                value = getattr(node, name, None)
+            for name in fields_of[node.__class__]:
+                value = getattr(node, name)
                 # The list and single-node branches are spelled out twice on purpose: this is
                 # the hottest loop of the reviewer, and a shared loop over (value,) is slower.
                 if value.__class__ is list:
                     for item in value:
                         kind = item.__class__
-                        if kind in leaves:
-                            continue
-                        if kind in recorded:
-                            if visit(item, stack, cls):
+                        if kind in fields_of:
+                            handler = handlers.get(kind)
+                            if handler is None or handler(self, item, stack, cls):
                                 add(item)
-                        elif isinstance(item, node_type):
-                            add(item)
-                else:
-                    kind = value.__class__
-                    if kind in leaves:
-                        continue
-                    if kind in recorded:
-                        if visit(value, stack, cls):
-                            add(value)
-                    elif isinstance(value, node_type):
+                elif value.__class__ in fields_of:
+                    handler = handlers.get(value.__class__)
+                    if handler is None or handler(self, value, stack, cls):
                         add(value)
             # A node is recorded before the nodes inside it; children are walked depth first.
             if children:
                 children.reverse()
-                work.extend(children)
+                extend(children)
 
-    def _visit(self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
-        """Record one node; False when it opened a scope that was walked already."""
-        if isinstance(child, ast.Call):
-            self.calls.append(CallSite(child, stack))
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.functions.append(child)
-            if cls is not None:
-                self.owner_class[child] = cls
-            self._walk(child, (*stack, child), None)
-            return False
-        elif isinstance(child, ast.ClassDef):
-            self.classes.append(child)
-            self._walk(child, stack, child)
-            return False
-        elif isinstance(child, ast.If):
-            self.ifs.append((child, stack))
-        elif isinstance(child, ast.While):
-            if stack:
-                self.functions_with_loops.add(stack[-1])
-        elif isinstance(child, ast.Import):
-            for alias in child.names:
-                if alias.asname:
-                    self.aliases[alias.asname] = alias.name
+    # -- what the walk records, one handler per node type; False: the scope was walked already
+
+    def _on_call(self, node: ast.Call, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.calls.append(CallSite(node, stack))
+        return True
+
+    def _on_function(self, node: FunctionNode, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.functions.append(node)
+        if cls is not None:
+            self.owner_class[node] = cls
+        self._walk(node, (*stack, node), None)
+        return False
+
+    def _on_class(self, node: ast.ClassDef, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.classes.append(node)
+        self._walk(node, stack, node)
+        return False
+
+    def _on_if(self, node: ast.If, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.ifs.append((node, stack))
+        return True
+
+    def _on_while(self, node: ast.While, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if stack:
+            self.functions_with_loops.add(stack[-1])
+        return True
+
+    def _on_import(self, node: ast.Import, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        for alias in node.names:
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.aliases[head] = head
+        return True
+
+    def _on_import_from(self, node: ast.ImportFrom, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        # relative imports keep their dots (".helpers.save"): the project index resolves them
+        module = "." * node.level + (node.module or "")
+        if module:
+            prefix = module if module.endswith(".") else module + "."
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
+        return True
+
+    def _on_assign(self, node: ast.Assign, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self._record_constant(node, stack)
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                if target.value.id == "self" and stack:
+                    self.self_attribute_sets.append((target.attr, node, stack[-1]))
                 else:
-                    head = alias.name.split(".")[0]
-                    self.aliases[head] = head
-        elif isinstance(child, ast.ImportFrom):
-            # relative imports keep their dots (".helpers.save"): the project index resolves them
-            module = "." * child.level + (child.module or "")
-            if module:
-                prefix = module if module.endswith(".") else module + "."
-                for alias in child.names:
-                    if alias.name != "*":
-                        self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
-        elif isinstance(child, ast.Assign):
-            self._record_constant(child, stack)
-            for target in child.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                    if target.value.id == "self" and stack:
-                        self.self_attribute_sets.append((target.attr, child, stack[-1]))
-                    else:
-                        self.attribute_sets.append((target.value.id, target.attr, child.value, child, stack))
-            if stack:
-                for target in child.targets:
-                    self._record_binding(stack[-1], target, child.value)
-        elif isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and stack and child.value is not None:
-            self._record_binding(stack[-1], child.target, child.value)
-        elif isinstance(child, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)) and stack:
-            self._record_binding(stack[-1], child.target, None)
-        elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
-            self._record_binding(stack[-1], child.optional_vars, None)
-        elif isinstance(child, ast.BinOp) and isinstance(child.op, (ast.RShift, ast.LShift)):
-            self.shifts.append((child, stack))
+                    self.attribute_sets.append((target.value.id, target.attr, node.value, node, stack))
+        if stack:
+            for target in node.targets:
+                self._record_binding(stack[-1], target, node.value)
+        return True
+
+    def _on_valued_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """``x: T = value`` and ``(x := value)``."""
+        if stack and node.value is not None:
+            self._record_binding(stack[-1], node.target, node.value)
+        return True
+
+    def _on_unknown_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """``x += ...``, ``for x in ...``, comprehensions: bound to values not known statically."""
+        if stack:
+            self._record_binding(stack[-1], node.target, None)
+        return True
+
+    def _on_withitem(self, node: ast.withitem, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if stack and node.optional_vars is not None:
+            self._record_binding(stack[-1], node.optional_vars, None)
+        return True
+
+    def _on_binop(self, node: ast.BinOp, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if node.op.__class__ in _SHIFTS:
+            self.shifts.append((node, stack))
         return True
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
@@ -269,7 +317,7 @@ class ModuleIndex:
         if isinstance(target, ast.Name) and value is not None:
             table.setdefault(target.id, []).append(value)
             return
-        for name in ast.walk(target):  # unpacking, loops, augmented: many values, none known
+        for name in subnodes(target):  # unpacking, loops, augmented: many values, none known
             if isinstance(name, ast.Name):
                 table.setdefault(name.id, []).extend((target, target))
 
@@ -467,3 +515,27 @@ class ModuleIndex:
             found = [site for site in self.calls if site.stack and not runtime.isdisjoint(site.stack)]
             self.__dict__["_runtime_calls"] = found
         return found
+
+
+_SHIFTS = frozenset({ast.RShift, ast.LShift})
+
+#: node type -> what the walk records for it (see ``ModuleIndex._walk``)
+_HANDLERS = {
+    ast.Call: ModuleIndex._on_call,
+    ast.FunctionDef: ModuleIndex._on_function,
+    ast.AsyncFunctionDef: ModuleIndex._on_function,
+    ast.ClassDef: ModuleIndex._on_class,
+    ast.If: ModuleIndex._on_if,
+    ast.While: ModuleIndex._on_while,
+    ast.Import: ModuleIndex._on_import,
+    ast.ImportFrom: ModuleIndex._on_import_from,
+    ast.Assign: ModuleIndex._on_assign,
+    ast.AnnAssign: ModuleIndex._on_valued_binding,
+    ast.NamedExpr: ModuleIndex._on_valued_binding,
+    ast.AugAssign: ModuleIndex._on_unknown_binding,
+    ast.For: ModuleIndex._on_unknown_binding,
+    ast.AsyncFor: ModuleIndex._on_unknown_binding,
+    ast.comprehension: ModuleIndex._on_unknown_binding,
+    ast.withitem: ModuleIndex._on_withitem,
+    ast.BinOp: ModuleIndex._on_binop,
+}

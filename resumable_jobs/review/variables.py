@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.noqa import noqa_codes
 
@@ -141,7 +141,7 @@ def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[st
             used: set[str] = set()
             calls: set[ast.AST] = set()
             for value in values:
-                for sub in ast.walk(value):
+                for sub in subnodes(value):
                     if isinstance(sub, ast.Name):
                         used.add(sub.id)
                     elif isinstance(sub, ast.Call):
@@ -152,7 +152,7 @@ def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[st
 
 
 def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:
-    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in ast.walk(node))
+    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in subnodes(node))
 
 
 #: ``{{ var.value.key }}``, ``{{ var.json.key.field }}``, ``var.value.get('key')``
@@ -296,7 +296,7 @@ _NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "r
 
 
 def _strings(node: ast.AST):
-    for sub in ast.walk(node):
+    for sub in subnodes(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value
 
@@ -366,7 +366,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
         if not any(kw.arg == "task_id" for kw in site.node.keywords):
             continue
         for kw in site.node.keywords:
-            for node in ast.walk(kw.value):
+            for node in subnodes(kw.value):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and "var." in node.value:
                     for match in _JINJA_VAR.finditer(node.value):
                         key = match.group(1) or match.group(2)

@@ -32,7 +32,7 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
@@ -139,9 +139,9 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
 def _has_poll_loop(index: ModuleIndex, func: FunctionNode) -> bool:
     if not any(f is func or _encloses(func, f) for f in index.functions_with_loops):
         return False
-    for node in ast.walk(func):
+    for node in subnodes(func):
         if isinstance(node, ast.While):
-            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in ast.walk(node)):
+            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(node)):
                 return True
     return False
 
@@ -216,7 +216,7 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
         ids: set[str] = set()
         for call in sensor.calls:
             for kw in call.keywords:
-                for node in ast.walk(kw.value):
+                for node in subnodes(kw.value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
         for func in _callables(index, sensor):
@@ -243,7 +243,7 @@ def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
     found = cache.get(func)
     if found is None:
         ids = set()
-        for node in ast.walk(func):
+        for node in subnodes(func):
             if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
                 task_ids = argument(node, 0, "task_ids")
                 if task_ids is None:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 
-from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
+from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView
 
 __all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
 
@@ -63,6 +64,8 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {
     for kind in _concrete(ast.AST)
     if kind not in _LEAF_TYPES
 }
+#: the same, last field first: the index walk pushes children in reverse to pop them in order
+_REVERSED_CHILD_FIELDS = {kind: fields[::-1] for kind, fields in _CHILD_FIELDS.items()}
 
 
 #: node class -> the fields of it that may hold nodes, for every node class (leaves included)
@@ -153,6 +156,8 @@ class ModuleIndex:
     def __init__(self, tree: ast.Module, source: str, path: str, project: ProjectView | None = None) -> None:
         self.tree = tree
         self.path = path
+        #: the absolute path, as records and the project index name files
+        self.abspath = os.path.abspath(path)
         #: facts about the other modules of the reviewed tree (see :mod:`.project`)
         self.project = project if project is not None else EMPTY_PROJECT
         self.source_text = source
@@ -178,6 +183,7 @@ class ModuleIndex:
         self._local_constants: dict[FunctionNode, dict[str, str]] = {}
         #: function -> local name -> values it is bound to (see :meth:`assigned_values`)
         self.bindings: dict[FunctionNode, dict[str, list[ast.AST]]] = {}
+        self._task_decorators: dict[FunctionNode, str | None] = {}
         self._walk(tree, (), None)
         self.functions_by_name: dict[str, list[FunctionNode]] = {}
         for func in self.functions:
@@ -196,40 +202,36 @@ class ModuleIndex:
         """Record the nodes of one scope (the module, a function, a class body), in source order.
 
         An explicit work list instead of recursion over ast.iter_child_nodes: this loop is most
-        of the reviewer's run time. Only the fields of a node that can hold nodes are read
-        (:data:`_CHILD_FIELDS`), leaf nodes (names, constants, contexts) are never entered,
-        the node types a rule needs are recorded by a handler looked up by exact type
-        (:data:`_HANDLERS`), and a nested function or class is walked right where it is met,
-        with its own scope.
+        of the reviewer's run time. Nodes are visited in pre-order (a node before the nodes
+        inside it, siblings in source order); only the fields of a node that can hold nodes are
+        read (:data:`_REVERSED_CHILD_FIELDS`), leaf nodes (names, constants, contexts) are never
+        pushed, the node types a rule needs are recorded by a handler looked up by exact type
+        (:data:`_HANDLERS`), and a nested function or class is walked by its handler, right
+        where it is met, with its own scope.
         """
-        work = [root]
-        pop = work.pop
-        extend = work.extend
-        fields_of = _CHILD_FIELDS
+        fields_of = _REVERSED_CHILD_FIELDS
         handlers = _HANDLERS
-        while work:
-            node = pop()
-            children = []
-            add = children.append
+        work: list[ast.AST] = []
+        push = work.append
+        pop = work.pop
+        node = root
+        while True:
+            # push the children last to first, so that they are popped first to last
             for name in fields_of[node.__class__]:
                 value = getattr(node, name)
-                # The list and single-node branches are spelled out twice on purpose: this is
-                # the hottest loop of the reviewer, and a shared loop over (value,) is slower.
                 if value.__class__ is list:
-                    for item in value:
-                        kind = item.__class__
-                        if kind in fields_of:
-                            handler = handlers.get(kind)
-                            if handler is None or handler(self, item, stack, cls):
-                                add(item)
+                    for item in reversed(value):
+                        if item.__class__ in fields_of:
+                            push(item)
                 elif value.__class__ in fields_of:
-                    handler = handlers.get(value.__class__)
-                    if handler is None or handler(self, value, stack, cls):
-                        add(value)
-            # A node is recorded before the nodes inside it; children are walked depth first.
-            if children:
-                children.reverse()
-                extend(children)
+                    push(value)
+            while work:
+                node = pop()
+                handler = handlers.get(node.__class__)
+                if handler is None or handler(self, node, stack, cls):
+                    break
+            else:
+                return
 
     # -- what the walk records, one handler per node type; False: the scope was walked already
 
@@ -372,12 +374,22 @@ class ModuleIndex:
 
     @property
     def imports_local_code(self) -> bool:
-        """Whether the file imports a module of the reviewed tree (helpers, constants, operators)."""
+        """Whether the file imports a module of the reviewed tree (helpers, constants, operators).
+
+        When it does not, no name of the file can lead to another module of the tree, so every
+        question to the project index has the answer "unknown" without being asked.
+        """
         found = self.__dict__.get("_imports_local_code")
         if found is None:
-            found = self.project.imports_local_code(self.path, set(self.aliases.values()))
+            found = self.project.imports_local_code(self.abspath, set(self.aliases.values()))
             self.__dict__["_imports_local_code"] = found
         return found
+
+    def class_facts(self, qualified: str) -> ClassFacts | None:
+        """What the project index knows of a class this file names (a base, an operator)."""
+        if not self.imports_local_code:
+            return None
+        return self.project.class_facts(self.abspath, qualified)
 
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
@@ -397,13 +409,22 @@ class ModuleIndex:
         return found
 
     def task_decorator(self, func: FunctionNode) -> str | None:
-        """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None."""
+        """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None.
+
+        Asked about every function by several rules, so it is worked out once per function.
+        """
+        cache = self._task_decorators
+        if func in cache:
+            return cache[func]
+        found = None
         for decorator in func.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = self.resolve(target)
             if name and any(name == d or name.startswith(d + ".") for d in TASK_DECORATORS):
-                return name
-        return None
+                found = name
+                break
+        cache[func] = found
+        return found
 
     def is_task_function(self, func: FunctionNode) -> bool:
         return self.task_decorator(func) is not None
@@ -476,9 +497,9 @@ class ModuleIndex:
     def _imported_constant(self, node: ast.AST) -> str | None:
         """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""
         name = dotted_name(node)
-        if name is None or name.split(".")[0] not in self.aliases:
+        if name is None or name.split(".")[0] not in self.aliases or not self.imports_local_code:
             return None
-        return self.project.constant(self.path, self.resolve(node) or name)
+        return self.project.constant(self.abspath, self.resolve(node) or name)
 
     def display_key(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str:
         """A key as source in a message: ``"etl_cursor"`` when known, else ``f"{t}_cursor"``."""

@@ -191,7 +191,7 @@ class VariableRecord:
 
 def function_id(index: ModuleIndex, func: FunctionNode) -> str:
     """How records name the function they run in: ``path:line:name``."""
-    return f"{os.path.abspath(index.path)}:{func.lineno}:{func.name}"
+    return f"{index.abspath}:{func.lineno}:{func.name}"
 
 
 def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
@@ -303,6 +303,8 @@ def _strings(node: ast.AST):
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     """Variable calls in helpers of other modules that a task of this file calls."""
+    if not index.imports_local_code:
+        return []  # no name of the file leads to another module of the tree
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
@@ -380,7 +382,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                                 key,
                                 classify(key),
                                 f'"{key}"',
-                                f"{os.path.abspath(index.path)}:{site.node.lineno}:<template>",
+                                f"{index.abspath}:{site.node.lineno}:<template>",
                                 origin="jinja",
                                 noqa=_noqa_at(index, line),
                             )

@@ -101,7 +101,7 @@ def _bases(index: ModuleIndex, name: str) -> list[str]:
     cls = index.classes_by_name.get(name)
     if cls is not None:
         return [index.resolve(b) or "" for b in cls.bases]
-    facts = index.project.class_facts(index.path, name)
+    facts = index.class_facts(name)
     return list(facts.bases) if facts is not None else []
 
 
@@ -124,7 +124,15 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
-    """A cheap first look, so files without any sensor or poll task skip the graph."""
+    """A cheap first look, so files without any sensor or poll task skip the graph.
+
+    The source text first: a sensor class, ``@task.sensor`` and a poll loop all leave a word
+    in it (``Sensor``, ``sensor``, ``sleep``), unless the sensor comes from another module of
+    the tree.
+    """
+    text = index.source_text
+    if "ensor" not in text and "sleep" not in text:
+        return index.imports_local_code
     if any(is_sensor_name(name) for name in index.called_names):
         return True
     if any(_is_sensor_class(index, cls.name) for cls in index.classes):

@@ -130,7 +130,7 @@ def _is_durable(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:
     if cls is not None:
         bases = [index.resolve(b) or "" for b in cls.bases]
     else:
-        facts = index.project.class_facts(index.path, name)
+        facts = index.class_facts(name)
         bases = list(facts.bases) if facts is not None else []
     return any(_is_durable(index, base, depth + 1) for base in bases)
 

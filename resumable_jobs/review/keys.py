@@ -72,15 +72,38 @@ _STRONG_WORDS = frozenset({"cursor", "checkpoint", "bookmark"}) | _WATERMARK_WOR
 
 
 def words(key: str) -> list[str]:
-    """``"lastProcessedAt"`` -> ``["last", "processed", "at"]``; ``{}`` placeholders dropped."""
-    key = key.replace("{}", " ")
-    return [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key)) if w]
+    """``"lastProcessedAt"`` -> ``["last", "processed", "at"]``; ``{}`` placeholders dropped.
+
+    A new list each call (callers may change it), from a cache: the same keys and names come
+    back in file after file, and two regular expressions per call add up.
+    """
+    found = _WORDS.get(key)
+    if found is None:
+        if len(_WORDS) > _CACHE_SIZE:
+            _WORDS.clear()
+        found = _WORDS[key] = tuple(w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key.replace("{}", " "))) if w)
+    return list(found)
 
 
 def classify(key: str | None) -> KeyKind | None:
     """The kind of per-run state a key names, or ``None`` for anything else (configuration)."""
     if not key:
         return None
+    if key in _KINDS:
+        return _KINDS[key]
+    if len(_KINDS) > _CACHE_SIZE:
+        _KINDS.clear()
+    kind = _KINDS[key] = _classify(key)
+    return kind
+
+
+#: memo tables of :func:`words` and :func:`classify`, emptied when they reach the size below
+_WORDS: dict[str, tuple[str, ...]] = {}
+_KINDS: dict[str, KeyKind | None] = {}
+_CACHE_SIZE = 4096
+
+
+def _classify(key: str) -> KeyKind | None:
     ws = words(key)
     present = set(ws)
     if present & _JOB_COMPOUNDS:

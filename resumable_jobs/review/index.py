@@ -77,6 +77,18 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {
 _NODE_FIELDS.update({ast.Import: ("names",), ast.ImportFrom: ("names",)})
 
 
+def _fill_fields(node: ast.AST) -> bool:
+    """Give a hand-made node (not from ast.parse) and the nodes under it the fields they lack,
+    as None, so that the index walk can read fields from ``__dict__``; False if none lacked one."""
+    filled = False
+    for sub in ast.walk(node):
+        for name in _NODE_FIELDS.get(sub.__class__, ()):
+            if name not in sub.__dict__:
+                setattr(sub, name, None)
+                filled = True
+    return filled
+
+
 def subnodes(node: ast.AST) -> list[ast.AST]:
     """``node`` and every node under it, in :func:`ast.walk`'s order (breadth first).
 
@@ -205,26 +217,47 @@ class ModuleIndex:
         of the reviewer's run time. Nodes are visited in pre-order (a node before the nodes
         inside it, siblings in source order); only the fields of a node that can hold nodes are
         read (:data:`_REVERSED_CHILD_FIELDS`), leaf nodes (names, constants, contexts) are never
-        pushed, the node types a rule needs are recorded by a handler looked up by exact type
-        (:data:`_HANDLERS`), and a nested function or class is walked by its handler, right
-        where it is met, with its own scope.
+        pushed, nodes with one child and nothing to record are stepped through
+        (:data:`_WALK_STEPS`), the node types a rule needs are recorded by a handler looked up
+        by exact type (:data:`_HANDLERS`), and a nested function or class is walked by its
+        handler, right where it is met, with its own scope.
         """
         fields_of = _REVERSED_CHILD_FIELDS
+        steps = _WALK_STEPS
         handlers = _HANDLERS
         work: list[ast.AST] = []
         push = work.append
         pop = work.pop
         node = root
         while True:
-            # push the children last to first, so that they are popped first to last
-            for name in fields_of[node.__class__]:
-                value = getattr(node, name)
-                if value.__class__ is list:
-                    for item in reversed(value):
-                        if item.__class__ in fields_of:
-                            push(item)
-                elif value.__class__ in fields_of:
-                    push(value)
+            # Push the children last to first, so that they are popped first to last. Fields are
+            # read from the node's __dict__ (a third faster than getattr); ast.parse sets every
+            # field, and _fill_fields() fills in any that a hand-made node left out.
+            mark = len(work)
+            try:
+                attributes = node.__dict__
+                for name in fields_of[node.__class__]:
+                    value = attributes[name]
+                    if value.__class__ is list:
+                        for item in reversed(value):
+                            step = steps.get(item.__class__)
+                            while step.__class__ is str:  # through ``keyword``, ``Attribute``, ``Expr``...
+                                item = item.__dict__[step]
+                                step = steps.get(item.__class__)
+                            if step:
+                                push(item)
+                    else:
+                        step = steps.get(value.__class__)
+                        while step.__class__ is str:
+                            value = value.__dict__[step]
+                            step = steps.get(value.__class__)
+                        if step:
+                            push(value)
+            except KeyError:
+                del work[mark:]
+                if not _fill_fields(node):
+                    raise
+                continue  # the same node again, now with every field
             while work:
                 node = pop()
                 handler = handlers.get(node.__class__)
@@ -560,3 +593,33 @@ _HANDLERS = {
     ast.withitem: ModuleIndex._on_withitem,
     ast.BinOp: ModuleIndex._on_binop,
 }
+
+
+def _walk_step(kind: type) -> bool | str:
+    """What the index walk does with a child of this type (see :data:`_WALK_STEPS`)."""
+    fields = _CHILD_FIELDS[kind]
+    if kind in _HANDLERS:
+        return True
+    if len(fields) == 1 and fields[0] in _SINGLE_NODE_FIELDS.get(kind, ()):
+        return fields[0]
+    return bool(fields)
+
+
+#: fields that hold one node (not a list), for the types the walk may step through
+_SINGLE_NODE_FIELDS = {
+    ast.Attribute: ("value",),
+    ast.Await: ("value",),
+    ast.Expr: ("value",),
+    ast.Return: ("value",),
+    ast.Starred: ("value",),
+    ast.UnaryOp: ("operand",),
+    ast.Yield: ("value",),
+    ast.YieldFrom: ("value",),
+    ast.arg: ("annotation",),
+    ast.keyword: ("value",),
+}
+
+#: node type -> True: push it (it has a handler, or children); a field name: step through to
+#: that field's node (one child, nothing to record: ``keyword``, ``Attribute``, ``Expr``);
+#: False or absent: skip it (a leaf, or a node with nothing inside, like ``Pass``).
+_WALK_STEPS: dict[type, bool | str] = {kind: _walk_step(kind) for kind in _CHILD_FIELDS}

@@ -170,29 +170,90 @@ _WORKER_PROJECT: ProjectView = EMPTY_PROJECT
 def _analyse_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int, project: ProjectView) -> list:
     """Spread the files over ``jobs`` processes, this one included.
 
-    This process reviews its own share while ``jobs - 1`` forked workers review theirs, so no
-    process sits idle waiting, and each worker gets one chunk (one round trip).
+    This process reviews its own share while ``jobs - 1`` forked children review theirs, so no
+    process sits idle waiting. Where ``fork`` exists a child is a bare ``os.fork`` that
+    inherits everything already imported and the project index, sends its outcomes back as
+    one pickle through a pipe and leaves with ``os._exit`` (no interpreter teardown): no
+    process pool, no pool threads, no imports. Elsewhere a ``ProcessPoolExecutor`` does the
+    same with one chunk per worker.
     """
+    codes = [rule.code for rule in rules]
+    chunks = [paths[i::jobs] for i in range(jobs)]
+    if not hasattr(os, "fork"):
+        return _analyse_in_pool(chunks, codes, project)
+    global _WORKER_PROJECT
+    _WORKER_PROJECT = project
+    try:
+        children = [_fork_chunk(chunk, codes) for chunk in chunks[1:]]
+        parts = [_analyse_chunk(chunks[0], codes)]
+        for chunk, child in zip(chunks[1:], children, strict=True):
+            outcome = _collect(child)
+            # a child that failed (killed, out of memory) costs time, never results
+            parts.append(outcome if outcome is not None else _analyse_chunk(chunk, codes))
+    finally:
+        _WORKER_PROJECT = EMPTY_PROJECT
+    return [outcome for part in parts for outcome in part]
+
+
+def _fork_chunk(chunk: list[str], codes: list[str]) -> tuple[int, int] | None:
+    """Start a child reviewing ``chunk``: (pid, read end of its pipe), or None if fork failed."""
+    import pickle
+
+    try:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+    except OSError:
+        return None
+    if pid == 0:  # the child: review, send, leave without running any cleanup of the parent's
+        status = 1
+        try:
+            os.close(read_end)
+            data = memoryview(pickle.dumps(_analyse_chunk(chunk, codes), protocol=pickle.HIGHEST_PROTOCOL))
+            while data:
+                data = data[os.write(write_end, data) :]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _collect(child: tuple[int, int] | None) -> list | None:
+    """A child's outcomes, or None when it could not be started or did not finish."""
+    import pickle
+
+    if child is None:
+        return None
+    pid, read_end = child
+    chunks = []
+    try:
+        while block := os.read(read_end, 1 << 20):
+            chunks.append(block)
+    finally:
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if status != 0:
+        return None
+    return pickle.loads(b"".join(chunks))
+
+
+def _analyse_in_pool(chunks: list[list[str]], codes: list[str], project: ProjectView) -> list:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    global _WORKER_PROJECT
-    codes = [rule.code for rule in rules]
-    forking = "fork" in multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if forking else None)
-    _WORKER_PROJECT = project
-    chunks = [paths[i::jobs] for i in range(jobs)]
-    try:
-        with ProcessPoolExecutor(
-            max_workers=jobs - 1,
-            mp_context=context,
-            initializer=None if forking else _set_worker_project,
-            initargs=() if forking else (project,),
-        ) as pool:
-            futures = [pool.submit(_analyse_chunk, chunk, codes) for chunk in chunks[1:]]
+    with ProcessPoolExecutor(
+        max_workers=len(chunks) - 1,
+        mp_context=multiprocessing.get_context(),
+        initializer=_set_worker_project,
+        initargs=(project,),
+    ) as pool:
+        futures = [pool.submit(_analyse_chunk, chunk, codes) for chunk in chunks[1:]]
+        global _WORKER_PROJECT
+        _WORKER_PROJECT = project
+        try:
             parts = [_analyse_chunk(chunks[0], codes), *(future.result() for future in futures)]
-    finally:
-        _WORKER_PROJECT = EMPTY_PROJECT
+        finally:
+            _WORKER_PROJECT = EMPTY_PROJECT
     return [outcome for part in parts for outcome in part]
 
 

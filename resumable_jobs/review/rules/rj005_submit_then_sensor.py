@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.keys import words
-from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
+from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -72,7 +72,7 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
         return None
     model = operator_wait_model(index, node.operator)
     if model is None:
-        return None
+        return _flagged_off(index, node)
     if model.keyword is not None:
         wait = node.setting(model.keyword)
         if wait is not None:
@@ -83,6 +83,27 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
     if isinstance(deferrable, ast.Constant) and deferrable.value is True:
         return None  # deferring implies waiting when the wait argument is left out
     return None if model.default else model
+
+
+def _flagged_off(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
+    """An operator of a known package outside the table, told not to wait by a literal flag."""
+    for flag in ("wait_for_completion", "wait_for_termination"):
+        wait = node.setting(flag)
+        if isinstance(wait, ast.Constant) and wait.value is False:
+            return _flagged_model(index, node.operator, flag)
+    return None
+
+
+def _flagged_model(index: ModuleIndex, name: str | None, flag: str, depth: int = 0) -> WaitModel | None:
+    """:func:`flagged_wait_model`, following in-house subclasses to a known base."""
+    model = flagged_wait_model(name, flag)
+    if model is not None or not name or depth > 5:
+        return model
+    for base in _bases(index, name):
+        model = _flagged_model(index, base, flag, depth + 1)
+        if model is not None:
+            return model
+    return None
 
 
 def operator_wait_model(index: ModuleIndex, name: str | None, depth: int = 0) -> WaitModel | None:

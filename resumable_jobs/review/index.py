@@ -112,6 +112,26 @@ def subnodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def _takes_task_context(func: FunctionNode) -> bool:
+    """Whether a function's parameters are the task context: ``def harvest(ds, **kwargs)``,
+    ``def load(ti)``, ``def step(**context)``.
+
+    Airflow calls a ``python_callable`` with the context's keys as arguments, so such a function
+    is a task body even when the operator that calls it is in another file (a DAG folder's
+    ``tasks/`` module, a ``PythonOperator`` built elsewhere). A bare ``**kwargs`` says nothing.
+    """
+    args = func.args
+    if args.kwarg is not None and args.kwarg.arg in ("context", "ctx"):
+        return True
+    return any(arg.arg in _CONTEXT_KEYS for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+
+#: task context keys that only a task callable takes as parameters
+_CONTEXT_KEYS = frozenset(
+    {"ds", "ds_nodash", "ti", "task_instance", "execution_date", "logical_date", "dag_run"}
+    | {"data_interval_start", "data_interval_end", "prev_ds", "next_ds", "templates_dict"}
+)
+
 #: Operator and sensor methods that run on a worker when the task runs.
 RUNTIME_METHODS = frozenset({"execute", "poke"})
 
@@ -376,8 +396,11 @@ class ModuleIndex:
 
     def _find_runtime_functions(self) -> frozenset[FunctionNode]:
         runtime: set[FunctionNode] = set()
+        imports_airflow = any(name.startswith("airflow") for name in self.aliases.values())
         for func in self.functions:
             if self.is_task_function(func) or (func.name in RUNTIME_METHODS and func in self.owner_class):
+                runtime.add(func)
+            elif imports_airflow and func not in self.owner_class and _takes_task_context(func):
                 runtime.add(func)
         for site in self.calls:
             kw = keyword(site.node, "python_callable")

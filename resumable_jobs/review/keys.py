@@ -67,6 +67,8 @@ _PROGRESS_WORDS = frozenset(
         "fetched",
     }
 )
+#: words that make a key a count of things, not a position in them
+_COUNT_WORDS = frozenset({"num", "count", "counts", "number", "total", "totals"})
 #: words unambiguous enough that even a read-only use of the key is per-run state
 _STRONG_WORDS = frozenset({"cursor", "checkpoint", "bookmark"}) | _WATERMARK_WORDS
 
@@ -114,7 +116,8 @@ def _classify(key: str) -> KeyKind | None:
     if present & _WATERMARK_WORDS or ("high" in present and "water" in present):
         return KeyKind.WATERMARK
     recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
-    if recency_at is not None and "id" not in present:
+    # "last_num_updated_recs" counts what the last run did (a statistic), it is no position
+    if recency_at is not None and "id" not in present and not present & _COUNT_WORDS:
         if set(ws[recency_at + 1 :]) & _PROGRESS_WORDS:
             return KeyKind.WATERMARK
     if present & _CURSOR_WORDS:

@@ -172,7 +172,8 @@ class VariableRecord:
     shown_key: str
     #: the function it runs in (see :func:`function_id`)
     function: str
-    #: "code" for a call, "jinja" for a template read
+    #: "code" for a call, "jinja" for a template read, "parse" for a read when the file is
+    #: parsed (evidence for the tree-wide rules, never reported itself)
     origin: str = "code"
     #: codes silenced by a noqa comment on its line: None for none, "*" for all
     noqa: str | None = None
@@ -240,8 +241,30 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     records = _with_caller_keys(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)
+    if any(r.op == "set" for r in records):
+        records += _parse_time_reads(index)
     index.__dict__["_variable_records"] = records
     return records
+
+
+def _parse_time_reads(index: ModuleIndex) -> list[VariableRecord]:
+    """``Variable.get`` calls that run when the file is parsed (module level, a DAG factory, a
+    task group function), as evidence only (origin "parse"): no rule reports them, but a key a
+    task writes and the DAG definition reads is per-run state handed through a global."""
+    runtime = index.runtime_functions
+    found = []
+    for site in index.calls:
+        if site.stack and not runtime.isdisjoint(site.stack):
+            continue
+        if is_variable_call(index, site.node) != "get":
+            continue
+        key_node = argument(site.node, 0, "key")
+        key = index.string_value(key_node, site.stack)
+        line, column = index.position(site.node)
+        where = function_id(index, site.stack[-1]) if site.stack else f"{index.abspath}:0:<module>"
+        shown = index.display_key(key_node, site.stack)
+        found.append(VariableRecord(index.path, line, column, "get", key, classify(key), shown, where, origin="parse"))
+    return found
 
 
 def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:

@@ -42,6 +42,8 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
     for record in usage.records:
         if (record.function, record.key) in facts.reconnects or record.silenced(RULE.code):
             continue
+        if record.origin == "parse":
+            continue  # evidence about how a key is used, not a use in a task
         if record.kind in _STATE_KINDS:
             if usage.advanced_across_runs(record.key):
                 continue  # an offset moved on from run to run: RJ004

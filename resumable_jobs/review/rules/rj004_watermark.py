@@ -32,6 +32,8 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
     for record in usage.records:
         if record.silenced(RULE.code):
             continue
+        if record.origin == "parse":
+            continue  # evidence about how a key is used, not a use in a task
         if record.kind is KeyKind.WATERMARK:
             if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
                 continue

@@ -118,3 +118,73 @@ def test_count_of_the_last_run_is_not_a_watermark_but_its_time_is():
             Variable.set("last_updated_at", now())
     """
     assert found(source, "RJ001", "RJ004") == [(8, "RJ004")]
+
+
+# -- RJ002: a job id kept in the task's own XCom under a key that says nothing ---------------------
+
+_OWN_XCOM = """
+    from airflow.models import BaseOperator
+
+    class QueueJobOperator(BaseOperator):
+        def execute(self, context):
+            ti = context["ti"]
+            found = ti.xcom_pull(task_ids=ti.task_id, key={pull_key})
+            if found is not None:
+                return found
+            job_id = self.client.submit(self.request)
+            ti.xcom_push(key={push_key}, value={value})
+            return job_id
+"""
+
+
+def test_job_id_value_in_own_xcom_under_a_key_built_at_run_time():
+    for key, value in (('f"{ti.try_number}"', '{"queue_job_id": job_id}'), ('"attempt"', "job_id")):
+        source = _OWN_XCOM.format(pull_key=key, push_key=key, value=value)
+        assert found(source, "RJ002") == [(11, "RJ002")], (key, value)
+
+
+def test_other_values_other_keys_or_another_task_is_a_near_miss():
+    for pull_key, push_key, value in (
+        ('f"{ti.try_number}"', 'f"{ti.try_number}"', "len(rows)"),  # not a job id
+        ('"attempt"', '"attempt"', '{"rows": job_id}'),
+        ('f"{ti.try_number}"', 'f"{ti.map_index}"', "job_id"),  # not the key it reads
+    ):
+        source = _OWN_XCOM.format(pull_key=pull_key, push_key=push_key, value=value)
+        assert found(source, "RJ002") == [], (pull_key, push_key, value)
+    upstream = _OWN_XCOM.format(pull_key='"attempt"', push_key='"attempt"', value="job_id")
+    assert found(upstream.replace("task_ids=ti.task_id", 'task_ids="prepare"'), "RJ002") == []
+
+
+# -- RJ001: a key a task writes and the DAG definition reads when the file is parsed --------------
+
+_PARSE_TIME_READ = """
+    import json
+
+    from airflow.providers.http.operators.http import HttpOperator
+    from airflow.sdk import DAG, Variable, task
+
+    @task
+    def build_payload(source_id):
+        Variable.set("sync_payload", json.dumps({{"sourceId": source_id}}))
+
+    with DAG("sync"):
+        payload = build_payload("abc")
+        update = HttpOperator(task_id="update", endpoint="/sources/update", data=Variable.get({read}))
+        payload >> update
+"""
+
+
+def test_key_a_task_writes_and_the_dag_definition_reads():
+    assert found(_PARSE_TIME_READ.format(read='"sync_payload"'), "RJ001") == [(9, "RJ001")]
+
+
+def test_parse_time_read_of_another_key_or_of_configuration_is_a_near_miss():
+    assert found(_PARSE_TIME_READ.format(read='"sync_endpoint"'), "RJ001") == []
+    configuration = """
+        from airflow.providers.http.operators.http import HttpOperator
+        from airflow.sdk import DAG, Variable
+
+        with DAG("sync"):
+            HttpOperator(task_id="update", endpoint="/x", data=Variable.get("sync_payload"))
+    """
+    assert found(configuration, "RJ001") == []

@@ -22,7 +22,7 @@ import os
 
 from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView
 
-__all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
+__all__ = ["NODE_FIELDS", "CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -38,7 +38,7 @@ TASK_DECORATORS = (
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
 
 #: Fields that never hold a node the walk enters (names, flags, operators, contexts).
-_NON_NODE_FIELDS = frozenset(
+_NONNODE_FIELDS = frozenset(
     {"ctx", "id", "attr", "arg", "name", "names", "kind", "type_comment", "level", "module", "conversion"}
     | {"is_async", "op", "kwd_attrs", "rest", "type_ignores"}
 )
@@ -60,7 +60,7 @@ _LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, c
 #: node class -> the fields of it that may hold nodes to enter; every other field is skipped
 #: without being read. Built once, when the module is imported.
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {
-    kind: tuple(f for f in kind._fields if f not in _NON_NODE_FIELDS)
+    kind: tuple(f for f in kind._fields if f not in _NONNODE_FIELDS)
     for kind in _concrete(ast.AST)
     if kind not in _LEAF_TYPES
 }
@@ -69,12 +69,12 @@ _REVERSED_CHILD_FIELDS = {kind: fields[::-1] for kind, fields in _CHILD_FIELDS.i
 
 
 #: node class -> the fields of it that may hold nodes, for every node class (leaves included)
-_NODE_FIELDS: dict[type, tuple[str, ...]] = {
+NODE_FIELDS: dict[type, tuple[str, ...]] = {
     kind: () if kind in _LEAF_TYPES else _CHILD_FIELDS[kind]
     for kind in _concrete(ast.AST)
     if kind not in _concrete(ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
 }
-_NODE_FIELDS.update({ast.Import: ("names",), ast.ImportFrom: ("names",)})
+NODE_FIELDS.update({ast.Import: ("names",), ast.ImportFrom: ("names",)})
 
 
 def _fill_fields(node: ast.AST) -> bool:
@@ -82,7 +82,7 @@ def _fill_fields(node: ast.AST) -> bool:
     as None, so that the index walk can read fields from ``__dict__``; False if none lacked one."""
     filled = False
     for sub in ast.walk(node):
-        for name in _NODE_FIELDS.get(sub.__class__, ()):
+        for name in NODE_FIELDS.get(sub.__class__, ()):
             if name not in sub.__dict__:
                 setattr(sub, name, None)
                 filled = True
@@ -99,7 +99,7 @@ def subnodes(node: ast.AST) -> list[ast.AST]:
     """
     found = [node]
     add = found.append
-    fields_of = _NODE_FIELDS
+    fields_of = NODE_FIELDS
     for current in found:  # the list grows while it is read: breadth first
         for name in fields_of[current.__class__]:
             value = getattr(current, name)
@@ -623,13 +623,13 @@ def _walk_step(kind: type) -> bool | str:
     fields = _CHILD_FIELDS[kind]
     if kind in _HANDLERS:
         return True
-    if len(fields) == 1 and fields[0] in _SINGLE_NODE_FIELDS.get(kind, ()):
+    if len(fields) == 1 and fields[0] in _SINGLENODE_FIELDS.get(kind, ()):
         return fields[0]
     return bool(fields)
 
 
 #: fields that hold one node (not a list), for the types the walk may step through
-_SINGLE_NODE_FIELDS = {
+_SINGLENODE_FIELDS = {
     ast.Attribute: ("value",),
     ast.Await: ("value",),
     ast.Expr: ("value",),

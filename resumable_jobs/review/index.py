@@ -398,9 +398,12 @@ class ModuleIndex:
         runtime: set[FunctionNode] = set()
         imports_airflow = any(name.startswith("airflow") for name in self.aliases.values())
         for func in self.functions:
-            if self.is_task_function(func) or (func.name in RUNTIME_METHODS and func in self.owner_class):
-                runtime.add(func)
-            elif imports_airflow and func not in self.owner_class and _takes_task_context(func):
+            method = func in self.owner_class
+            if (
+                self.is_task_function(func)
+                or (method and func.name in RUNTIME_METHODS)
+                or (imports_airflow and not method and _takes_task_context(func))
+            ):
                 runtime.add(func)
         for site in self.calls:
             kw = keyword(site.node, "python_callable")

@@ -117,9 +117,13 @@ def _classify(key: str) -> KeyKind | None:
         return KeyKind.WATERMARK
     recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
     # "last_num_updated_recs" counts what the last run did (a statistic), it is no position
-    if recency_at is not None and "id" not in present and not present & _COUNT_WORDS:
-        if set(ws[recency_at + 1 :]) & _PROGRESS_WORDS:
-            return KeyKind.WATERMARK
+    if (
+        recency_at is not None
+        and "id" not in present
+        and not present & _COUNT_WORDS
+        and set(ws[recency_at + 1 :]) & _PROGRESS_WORDS
+    ):
+        return KeyKind.WATERMARK
     if present & _CURSOR_WORDS:
         return KeyKind.CURSOR
     for first, second in _TOKEN_PAIRS:

@@ -140,8 +140,14 @@ def test_parallel_review_survives_a_child_that_fails(tmp_path, monkeypatch):
     ("raw", "text"),
     [
         ("x = 'caf\u00e9'\n".encode("utf-8"), "x = 'caf\u00e9'\n"),
-        ("# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n".encode("latin-1"), "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n"),
-        ("#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n".encode("cp1252"), "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n"),
+        (
+            "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n".encode("latin-1"),
+            "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n",
+        ),
+        (
+            "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n".encode("cp1252"),
+            "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n",
+        ),
         (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),
     ],
 )

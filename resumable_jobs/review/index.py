@@ -216,7 +216,10 @@ class ModuleIndex:
         #: function -> local name -> values it is bound to (see :meth:`assigned_values`)
         self.bindings: dict[FunctionNode, dict[str, list[ast.AST]]] = {}
         self._task_decorators: dict[FunctionNode, str | None] = {}
+        self._call_names: set[str] = set()
         self._walk(tree, (), None)
+        #: the last name of every call in the file; rules use it to skip files cheaply
+        self.called_names = frozenset(self._call_names)
         self.functions_by_name: dict[str, list[FunctionNode]] = {}
         for func in self.functions:
             self.functions_by_name.setdefault(func.name, []).append(func)
@@ -290,6 +293,12 @@ class ModuleIndex:
 
     def _on_call(self, node: ast.Call, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         self.calls.append(CallSite(node, stack))
+        func = node.func
+        kind = func.__class__
+        if kind is ast.Attribute:
+            self._call_names.add(func.attr)
+        elif kind is ast.Name:
+            self._call_names.add(func.id)
         return True
 
     def _on_function(self, node: FunctionNode, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
@@ -577,15 +586,6 @@ class ModuleIndex:
         if not text.isascii():
             offset = len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
         return line, offset + 1
-
-    @property
-    def called_names(self) -> frozenset[str]:
-        """The last name of every call in the file; rules use it to skip files cheaply."""
-        names = self.__dict__.get("_called_names")
-        if names is None:
-            names = frozenset(filter(None, (call_name(site.node) for site in self.calls)))
-            self.__dict__["_called_names"] = names
-        return names
 
     def calls_in_runtime(self) -> list[CallSite]:
         """The calls that run inside a task, in source order (computed once)."""

@@ -97,7 +97,10 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     cached = getattr(index, "_variable_accesses", None)
     if cached is not None:
         return cached
-    accesses = []
+    accesses: list[VariableAccess] = []
+    if "Variable" not in index.source_text:  # every way to reach the class names it
+        index._variable_accesses = accesses  # type: ignore[attr-defined]
+        return accesses
     for site in index.calls_in_runtime():
         op = is_variable_call(index, site.node)
         if op is None:

@@ -38,7 +38,7 @@ TASK_DECORATORS = (
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
 
 #: Fields that never hold a node the walk enters (names, flags, operators, contexts).
-_NONNODE_FIELDS = frozenset(
+_SKIPPED_FIELDS = frozenset(
     {"ctx", "id", "attr", "arg", "name", "names", "kind", "type_comment", "level", "module", "conversion"}
     | {"is_async", "op", "kwd_attrs", "rest", "type_ignores"}
 )
@@ -60,7 +60,7 @@ _LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, c
 #: node class -> the fields of it that may hold nodes to enter; every other field is skipped
 #: without being read. Built once, when the module is imported.
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {
-    kind: tuple(f for f in kind._fields if f not in _NONNODE_FIELDS)
+    kind: tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
     for kind in _concrete(ast.AST)
     if kind not in _LEAF_TYPES
 }
@@ -626,13 +626,13 @@ def _walk_step(kind: type) -> bool | str:
     fields = _CHILD_FIELDS[kind]
     if kind in _HANDLERS:
         return True
-    if len(fields) == 1 and fields[0] in _SINGLENODE_FIELDS.get(kind, ()):
+    if len(fields) == 1 and fields[0] in _ONE_NODE_FIELDS.get(kind, ()):
         return fields[0]
     return bool(fields)
 
 
 #: fields that hold one node (not a list), for the types the walk may step through
-_SINGLENODE_FIELDS = {
+_ONE_NODE_FIELDS = {
     ast.Attribute: ("value",),
     ast.Await: ("value",),
     ast.Expr: ("value",),

@@ -77,6 +77,8 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
 
 
 _LISTING = frozenset({"list", "find", "search"})
+#: a call name whose first word is a listing verb (``list_jobs``), as prefixes for a cheap test
+_LISTING_PREFIXES = tuple(f"{verb}_" for verb in sorted(_LISTING))
 #: what a listing must be about: jobs, runs, pods and the like, not files or search results
 _JOB_NOUNS = frozenset(
     {"job", "jobs", "run", "runs", "pod", "pods", "application", "applications", "step", "steps"}
@@ -88,7 +90,7 @@ _FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filte
 def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     """Lookups of a previous try's job that are not Variables: own XCom, or a filtered listing."""
     names = index.called_names
-    if "xcom_pull" not in names and not any(n.split("_")[0] in _LISTING for n in names):
+    if "xcom_pull" not in names and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names):
         return {}
     found: dict[ast.Call, str] = {}
     for site in index.calls_in_runtime():

@@ -59,10 +59,10 @@ _PER_PARSE_CALLS = frozenset(
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
     text = index.source_text
-    if not _may_vary(text):
-        return  # no per-try template and no call that differs per parse can be in this file
     if not ("resumable_jobs" in text or "Databricks" in text or index.classes or index.imports_local_code):
         return  # no durable operator can be in this file
+    if not _may_vary(text):
+        return  # no per-try template and no call that differs per parse can be in this file
     for graph in task_graphs(index, min_tasks=1):
         for node in graph.nodes:
             if node.function is not None or not _is_durable(index, node.operator):

@@ -218,6 +218,26 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
     )
 
 
+def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool) -> VariableRecord:
+    """:func:`_record` for a call :func:`runtime_variable_accesses` already read (its key,
+    kind and shown key are not worked out again)."""
+    line, column = index.position(access.node)
+    from_caller = access.key is None and isinstance(argument(access.node, 0, "key"), ast.Name)
+    return VariableRecord(
+        index.path,
+        line,
+        column,
+        access.op,
+        access.key,
+        access.kind,
+        access.shown_key,
+        function_id(index, access.function),
+        noqa=_noqa_at(index, line),
+        key_from_caller=from_caller,
+        advances=advances,
+    )
+
+
 def variable_records_of(index: ModuleIndex, functions) -> list[VariableRecord]:
     """Records for the Variable calls made directly in ``functions`` (helpers of a module)."""
     records = []
@@ -238,9 +258,7 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
         index.__dict__["_variable_records"] = []
         return []
     accesses = runtime_variable_accesses(index)
-    records = [
-        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses)) for a in accesses
-    ]
+    records = [_record_of_access(index, a, _advances(index, a, accesses)) for a in accesses]
     records = _with_caller_keys(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)

@@ -140,9 +140,14 @@ def test_parallel_review_survives_a_child_that_fails(tmp_path, monkeypatch):
     ("raw", "text"),
     [
         ("x = 'caf\u00e9'\n".encode("utf-8"), "x = 'caf\u00e9'\n"),
+        # bytes that are valid UTF-8 too (C3 A9): only the cookie says they are two latin-1 characters
         (
-            "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n".encode("latin-1"),
-            "# -*- coding: latin-1 -*-\nx = 'caf\u00e9'\n",
+            "# -*- coding: latin-1 -*-\nx = '\u00c3\u00a9'\n".encode("latin-1"),
+            "# -*- coding: latin-1 -*-\nx = '\u00c3\u00a9'\n",
+        ),
+        (
+            "#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = '\u00c3\u00a9'\n".encode("latin-1"),
+            "#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = '\u00c3\u00a9'\n",
         ),
         (
             "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n".encode("cp1252"),

@@ -46,9 +46,7 @@ def review_source(source: str, path: str = "<string>", rules: Sequence[Rule] = A
 
 def analyse_source(source: str, path: str, rules: Sequence[Rule], project: ProjectView = EMPTY_PROJECT) -> Analysis:
     """The file's own findings and the facts it reports for the tree-wide rules."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # invalid escape sequences in DAG files are not our concern
-        tree = ast.parse(source, filename=path)
+    tree = _parse(source, path)
     index = ModuleIndex(tree, source, path, project)
     findings = {finding for rule in rules for finding in rule.check(index)}
     facts = facts_of(index) if any(rule.check_project is not None for rule in rules) else ProjectFacts()
@@ -75,6 +73,23 @@ def _analyse_file(path: str, rules: Sequence[Rule], project: ProjectView) -> Ana
         return FileError(path, f"cannot parse: {exc.msg}{where}")
     except (ValueError, RecursionError) as exc:  # null bytes, absurdly deep nesting
         return FileError(path, f"cannot parse: {exc}")
+
+
+def _parse(source: str, path: str) -> ast.Module:
+    """``ast.parse`` with warnings off: invalid escape sequences in DAG files are not our concern.
+
+    Inside :func:`review_files` the warnings are off for the whole run already (one
+    ``catch_warnings`` per run, not one per file).
+    """
+    if _WARNINGS_OFF:
+        return ast.parse(source, filename=path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, filename=path)
+
+
+#: True while :func:`review_files` holds warnings off for its whole run
+_WARNINGS_OFF = False
 
 
 def _read(path: str) -> str | FileError:
@@ -111,9 +126,7 @@ def _summarise(path: str) -> ModuleSummary | None:
     if isinstance(source, FileError):
         return None
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(source, filename=path)
+        tree = _parse(source, path)
         return summarise_index(ModuleIndex(tree, source, path))
     except (SyntaxError, ValueError, RecursionError):
         return None
@@ -127,28 +140,33 @@ def review_files(paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: 
     """
     paths = list(paths)
     result = ReviewResult(files_reviewed=len(paths))
+    global _WARNINGS_OFF
+    thresholds, warnings_were_off = gc.get_threshold(), _WARNINGS_OFF
     # The reviewer allocates many small, short-lived objects (AST nodes) and makes few cycles:
     # collecting rarely saves time, and collecting at all keeps memory bounded.
-    thresholds = gc.get_threshold()
     gc.set_threshold(_GC_THRESHOLD, *thresholds[1:])
-    try:
-        project = ProjectIndex(paths, _summarise)
-        if jobs > 1 and len(paths) >= _PARALLEL_THRESHOLD:
-            outcomes: Iterable[Analysis | FileError] = _analyse_in_processes(paths, rules, jobs, project)
-        else:
-            outcomes = (_analyse_file(path, rules, project) for path in paths)
-        facts = ProjectFacts()
-        findings: set[Finding] = set()
-        for outcome in outcomes:
-            if isinstance(outcome, FileError):
-                result.errors.append(outcome)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # for the whole run: see _parse
+        _WARNINGS_OFF = True
+        try:
+            project = ProjectIndex(paths, _summarise)
+            if jobs > 1 and len(paths) >= _PARALLEL_THRESHOLD:
+                outcomes: Iterable[Analysis | FileError] = _analyse_in_processes(paths, rules, jobs, project)
             else:
-                findings.update(outcome[0])
-                facts.merge(outcome[1])
-        findings.update(_project_findings(facts, rules))
-        result.findings = list(findings)
-    finally:
-        gc.set_threshold(*thresholds)
+                outcomes = (_analyse_file(path, rules, project) for path in paths)
+            facts = ProjectFacts()
+            findings: set[Finding] = set()
+            for outcome in outcomes:
+                if isinstance(outcome, FileError):
+                    result.errors.append(outcome)
+                else:
+                    findings.update(outcome[0])
+                    facts.merge(outcome[1])
+            findings.update(_project_findings(facts, rules))
+            result.findings = list(findings)
+        finally:
+            _WARNINGS_OFF = warnings_were_off
+            gc.set_threshold(*thresholds)
     result.sort()
     return result
 

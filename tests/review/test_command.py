@@ -163,6 +163,18 @@ def test_files_are_decoded_as_python_decodes_them(tmp_path, raw, text):
     assert _read(str(tmp_path / "m.py")) == text
 
 
+def test_warnings_of_the_parser_stay_quiet_and_are_restored(tmp_path):
+    import warnings
+
+    (tmp_path / "escapes.py").write_text('PATTERN = "\\d+"\n')  # an invalid escape sequence
+    before = list(warnings.filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning that got out would fail the review
+        result = review_files([str(tmp_path / "escapes.py")])
+        assert result.errors == [] and result.findings == []
+    assert warnings.filters == before
+
+
 def test_review_does_not_import_airflow():
     code = (
         "import sys, resumable_jobs.review.command as c, resumable_jobs.review.engine as e;"

@@ -81,7 +81,7 @@ def available_cpus() -> int:
     """``--jobs 0``: the CPUs this process may use that other work is not already keeping busy.
 
     On a machine whose cores are saturated, a second process only adds start-up and hand-over
-    costs, so ``-j0`` then reviews in one process and is never slower than ``-j1``.
+    costs, so ``-j0`` then reviews in one process, as ``-j1`` does.
     """
     try:
         cpus = len(os.sched_getaffinity(0))

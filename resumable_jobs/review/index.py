@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import ast
 import json
-from dataclasses import dataclass
+import os
 
-from resumable_jobs.review.project import EMPTY_PROJECT, ProjectView
+from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView
 
-__all__ = ["CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword"]
+__all__ = ["NODE_FIELDS", "CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -37,6 +37,12 @@ TASK_DECORATORS = (
 #: Nodes that never contain anything a rule looks at; the walk does not enter them.
 _LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.alias)
 
+#: Fields that never hold a node the walk enters (names, flags, operators, contexts).
+_SKIPPED_FIELDS = frozenset(
+    {"ctx", "id", "attr", "arg", "name", "names", "kind", "type_comment", "level", "module", "conversion"}
+    | {"is_async", "op", "kwd_attrs", "rest", "type_ignores"}
+)
+
 
 def _concrete(*bases: type) -> frozenset[type]:
     found: set[type] = set()
@@ -50,27 +56,80 @@ def _concrete(*bases: type) -> frozenset[type]:
 
 #: Exact types skipped by the walk (it compares ``node.__class__``, which is faster than isinstance).
 _LEAF_TYPES = _concrete(*_LEAVES) | {str, int, float, bool, type(None), bytes, complex}
-#: Exact types that :meth:`ModuleIndex._visit` records something for.
-_RECORDED_TYPES = frozenset(
-    {
-        ast.Call,
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.If,
-        ast.While,
-        ast.Import,
-        ast.ImportFrom,
-        ast.Assign,
-        ast.AnnAssign,
-        ast.NamedExpr,
-        ast.AugAssign,
-        ast.For,
-        ast.AsyncFor,
-        ast.comprehension,
-        ast.withitem,
-        ast.BinOp,
-    }
+
+#: node class -> the fields of it that may hold nodes to enter; every other field is skipped
+#: without being read. Built once, when the module is imported.
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: tuple(f for f in kind._fields if f not in _SKIPPED_FIELDS)
+    for kind in _concrete(ast.AST)
+    if kind not in _LEAF_TYPES
+}
+#: the same, last field first: the index walk pushes children in reverse to pop them in order
+_REVERSED_CHILD_FIELDS = {kind: fields[::-1] for kind, fields in _CHILD_FIELDS.items()}
+
+
+#: node class -> the fields of it that may hold nodes, for every node class (leaves included)
+NODE_FIELDS: dict[type, tuple[str, ...]] = {
+    kind: () if kind in _LEAF_TYPES else _CHILD_FIELDS[kind]
+    for kind in _concrete(ast.AST)
+    if kind not in _concrete(ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+}
+NODE_FIELDS.update({ast.Import: ("names",), ast.ImportFrom: ("names",)})
+
+
+def _fill_fields(node: ast.AST) -> bool:
+    """Give a hand-made node (not from ast.parse) and the nodes under it the fields they lack,
+    as None, so that the index walk can read fields from ``__dict__``; False if none lacked one."""
+    filled = False
+    for sub in ast.walk(node):
+        for name in NODE_FIELDS.get(sub.__class__, ()):
+            if name not in sub.__dict__:
+                setattr(sub, name, None)
+                filled = True
+    return filled
+
+
+def subnodes(node: ast.AST) -> list[ast.AST]:
+    """``node`` and every node under it, in :func:`ast.walk`'s order (breadth first).
+
+    Why not ``ast.walk``: rules walk argument values and function bodies often, and this
+    reads only the fields that can hold nodes, as one loop instead of nested generators. It
+    leaves out expression contexts and operator nodes (``Load``, ``Add``), which no rule
+    looks for in a walk; the operator of a ``BinOp`` is still its ``op``.
+    """
+    found = [node]
+    add = found.append
+    fields_of = NODE_FIELDS
+    for current in found:  # the list grows while it is read: breadth first
+        for name in fields_of[current.__class__]:
+            value = getattr(current, name)
+            if value.__class__ is list:
+                for item in value:
+                    if item.__class__ in fields_of:
+                        add(item)
+            elif value.__class__ in fields_of:
+                add(value)
+    return found
+
+
+def _takes_task_context(func: FunctionNode) -> bool:
+    """Whether a function's parameters are the task context: ``def harvest(ds, **kwargs)``,
+    ``def load(ti)``, ``def step(**context)``.
+
+    Airflow calls a ``python_callable`` with the context's keys as arguments, so such a function
+    is a task body even when the operator that calls it is in another file (a DAG folder's
+    ``tasks/`` module, a ``PythonOperator`` built elsewhere). A bare ``**kwargs`` says nothing.
+    """
+    args = func.args
+    if args.kwarg is not None and args.kwarg.arg in ("context", "ctx"):
+        return True
+    return any(arg.arg in _CONTEXT_KEYS for arg in (*args.posonlyargs, *args.args, *args.kwonlyargs))
+
+
+#: task context keys that only a task callable takes as parameters
+_CONTEXT_KEYS = frozenset(
+    {"ds", "ds_nodash", "ti", "task_instance", "execution_date", "logical_date", "dag_run"}
+    | {"data_interval_start", "data_interval_end", "prev_ds", "next_ds", "templates_dict"}
 )
 
 #: Operator and sensor methods that run on a worker when the task runs.
@@ -106,12 +165,17 @@ def keyword(call: ast.Call, name: str) -> ast.keyword | None:
     return None
 
 
-@dataclass(frozen=True)
 class CallSite:
-    """A call and the functions around it, innermost last (empty at module level)."""
+    """A call and the functions around it, innermost last (empty at module level).
 
-    node: ast.Call
-    stack: tuple[FunctionNode, ...]
+    A plain class with slots, not a dataclass: the walk makes one per call of the file.
+    """
+
+    __slots__ = ("node", "stack")
+
+    def __init__(self, node: ast.Call, stack: tuple[FunctionNode, ...]) -> None:
+        self.node = node
+        self.stack = stack
 
     @property
     def function(self) -> FunctionNode | None:
@@ -124,6 +188,8 @@ class ModuleIndex:
     def __init__(self, tree: ast.Module, source: str, path: str, project: ProjectView | None = None) -> None:
         self.tree = tree
         self.path = path
+        #: the absolute path, as records and the project index name files
+        self.abspath = os.path.abspath(path)
         #: facts about the other modules of the reviewed tree (see :mod:`.project`)
         self.project = project if project is not None else EMPTY_PROJECT
         self.source_text = source
@@ -149,7 +215,11 @@ class ModuleIndex:
         self._local_constants: dict[FunctionNode, dict[str, str]] = {}
         #: function -> local name -> values it is bound to (see :meth:`assigned_values`)
         self.bindings: dict[FunctionNode, dict[str, list[ast.AST]]] = {}
+        self._task_decorators: dict[FunctionNode, str | None] = {}
+        self._call_names: set[str] = set()
         self._walk(tree, (), None)
+        #: the last name of every call in the file; rules use it to skip files cheaply
+        self.called_names = frozenset(self._call_names)
         self.functions_by_name: dict[str, list[FunctionNode]] = {}
         for func in self.functions:
             self.functions_by_name.setdefault(func.name, []).append(func)
@@ -167,101 +237,143 @@ class ModuleIndex:
         """Record the nodes of one scope (the module, a function, a class body), in source order.
 
         An explicit work list instead of recursion over ast.iter_child_nodes: this loop is most
-        of the reviewer's run time. Leaf nodes (names, constants, contexts) are skipped by their
-        exact type, only the node types a rule needs go through :meth:`_visit`, and a nested
-        function or class is walked right where it is met, with its own scope.
+        of the reviewer's run time. Nodes are visited in pre-order (a node before the nodes
+        inside it, siblings in source order); only the fields of a node that can hold nodes are
+        read (:data:`_REVERSED_CHILD_FIELDS`), leaf nodes (names, constants, contexts) are never
+        pushed, nodes with one child and nothing to record are stepped through
+        (:data:`_WALK_STEPS`), the node types a rule needs are recorded by a handler looked up
+        by exact type (:data:`_HANDLERS`), and a nested function or class is walked by its
+        handler, right where it is met, with its own scope.
         """
-        work = [root]
+        fields_of = _REVERSED_CHILD_FIELDS
+        steps = _WALK_STEPS
+        handlers = _HANDLERS
+        work: list[ast.AST] = []
+        push = work.append
         pop = work.pop
-        visit = self._visit
-        leaves = _LEAF_TYPES
-        recorded = _RECORDED_TYPES
-        node_type = ast.AST
-        while work:
-            node = pop()
-            children = []
-            add = children.append
-            for name in node._fields:
-                value = getattr(node, name, None)
-                # The list and single-node branches are spelled out twice on purpose: this is
-                # the hottest loop of the reviewer, and a shared loop over (value,) is slower.
-                if value.__class__ is list:
-                    for item in value:
-                        kind = item.__class__
-                        if kind in leaves:
-                            continue
-                        if kind in recorded:
-                            if visit(item, stack, cls):
-                                add(item)
-                        elif isinstance(item, node_type):
-                            add(item)
-                else:
-                    kind = value.__class__
-                    if kind in leaves:
-                        continue
-                    if kind in recorded:
-                        if visit(value, stack, cls):
-                            add(value)
-                    elif isinstance(value, node_type):
-                        add(value)
-            # A node is recorded before the nodes inside it; children are walked depth first.
-            if children:
-                children.reverse()
-                work.extend(children)
-
-    def _visit(self, child: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
-        """Record one node; False when it opened a scope that was walked already."""
-        if isinstance(child, ast.Call):
-            self.calls.append(CallSite(child, stack))
-        elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.functions.append(child)
-            if cls is not None:
-                self.owner_class[child] = cls
-            self._walk(child, (*stack, child), None)
-            return False
-        elif isinstance(child, ast.ClassDef):
-            self.classes.append(child)
-            self._walk(child, stack, child)
-            return False
-        elif isinstance(child, ast.If):
-            self.ifs.append((child, stack))
-        elif isinstance(child, ast.While):
-            if stack:
-                self.functions_with_loops.add(stack[-1])
-        elif isinstance(child, ast.Import):
-            for alias in child.names:
-                if alias.asname:
-                    self.aliases[alias.asname] = alias.name
-                else:
-                    head = alias.name.split(".")[0]
-                    self.aliases[head] = head
-        elif isinstance(child, ast.ImportFrom):
-            # relative imports keep their dots (".helpers.save"): the project index resolves them
-            module = "." * child.level + (child.module or "")
-            if module:
-                prefix = module if module.endswith(".") else module + "."
-                for alias in child.names:
-                    if alias.name != "*":
-                        self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
-        elif isinstance(child, ast.Assign):
-            self._record_constant(child, stack)
-            for target in child.targets:
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                    if target.value.id == "self" and stack:
-                        self.self_attribute_sets.append((target.attr, child, stack[-1]))
+        node = root
+        while True:
+            # Push the children last to first, so that they are popped first to last. Fields are
+            # read from the node's __dict__ (a third faster than getattr); ast.parse sets every
+            # field, and _fill_fields() fills in any that a hand-made node left out.
+            mark = len(work)
+            try:
+                attributes = node.__dict__
+                for name in fields_of[node.__class__]:
+                    value = attributes[name]
+                    if value.__class__ is list:
+                        for item in reversed(value):
+                            step = steps.get(item.__class__)
+                            while step.__class__ is str:  # through ``keyword``, ``Attribute``, ``Expr``...
+                                item = item.__dict__[step]
+                                step = steps.get(item.__class__)
+                            if step:
+                                push(item)
                     else:
-                        self.attribute_sets.append((target.value.id, target.attr, child.value, child, stack))
-            if stack:
-                for target in child.targets:
-                    self._record_binding(stack[-1], target, child.value)
-        elif isinstance(child, (ast.AnnAssign, ast.NamedExpr)) and stack and child.value is not None:
-            self._record_binding(stack[-1], child.target, child.value)
-        elif isinstance(child, (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension)) and stack:
-            self._record_binding(stack[-1], child.target, None)
-        elif isinstance(child, ast.withitem) and stack and child.optional_vars is not None:
-            self._record_binding(stack[-1], child.optional_vars, None)
-        elif isinstance(child, ast.BinOp) and isinstance(child.op, (ast.RShift, ast.LShift)):
-            self.shifts.append((child, stack))
+                        step = steps.get(value.__class__)
+                        while step.__class__ is str:
+                            value = value.__dict__[step]
+                            step = steps.get(value.__class__)
+                        if step:
+                            push(value)
+            except KeyError:
+                del work[mark:]
+                if not _fill_fields(node):
+                    raise
+                continue  # the same node again, now with every field
+            while work:
+                node = pop()
+                handler = handlers.get(node.__class__)
+                if handler is None or handler(self, node, stack, cls):
+                    break
+            else:
+                return
+
+    # -- what the walk records, one handler per node type; False: the scope was walked already
+
+    def _on_call(self, node: ast.Call, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.calls.append(CallSite(node, stack))
+        func = node.func
+        kind = func.__class__
+        if kind is ast.Attribute:
+            self._call_names.add(func.attr)
+        elif kind is ast.Name:
+            self._call_names.add(func.id)
+        return True
+
+    def _on_function(self, node: FunctionNode, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.functions.append(node)
+        if cls is not None:
+            self.owner_class[node] = cls
+        self._walk(node, (*stack, node), None)
+        return False
+
+    def _on_class(self, node: ast.ClassDef, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.classes.append(node)
+        self._walk(node, stack, node)
+        return False
+
+    def _on_if(self, node: ast.If, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.ifs.append((node, stack))
+        return True
+
+    def _on_while(self, node: ast.While, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if stack:
+            self.functions_with_loops.add(stack[-1])
+        return True
+
+    def _on_import(self, node: ast.Import, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        for alias in node.names:
+            if alias.asname:
+                self.aliases[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".")[0]
+                self.aliases[head] = head
+        return True
+
+    def _on_import_from(self, node: ast.ImportFrom, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        # relative imports keep their dots (".helpers.save"): the project index resolves them
+        module = "." * node.level + (node.module or "")
+        if module:
+            prefix = module if module.endswith(".") else module + "."
+            for alias in node.names:
+                if alias.name != "*":
+                    self.aliases[alias.asname or alias.name] = f"{prefix}{alias.name}"
+        return True
+
+    def _on_assign(self, node: ast.Assign, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self._record_constant(node, stack)
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                if target.value.id == "self" and stack:
+                    self.self_attribute_sets.append((target.attr, node, stack[-1]))
+                else:
+                    self.attribute_sets.append((target.value.id, target.attr, node.value, node, stack))
+        if stack:
+            for target in node.targets:
+                self._record_binding(stack[-1], target, node.value)
+        return True
+
+    def _on_valued_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """``x: T = value`` and ``(x := value)``."""
+        if stack and node.value is not None:
+            self._record_binding(stack[-1], node.target, node.value)
+        return True
+
+    def _on_unknown_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        """``x += ...``, ``for x in ...``, comprehensions: bound to values not known statically."""
+        if stack:
+            self._record_binding(stack[-1], node.target, None)
+        return True
+
+    def _on_withitem(self, node: ast.withitem, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if stack and node.optional_vars is not None:
+            self._record_binding(stack[-1], node.optional_vars, None)
+        return True
+
+    def _on_binop(self, node: ast.BinOp, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        if node.op.__class__ in _SHIFTS:
+            self.shifts.append((node, stack))
         return True
 
     def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
@@ -269,7 +381,7 @@ class ModuleIndex:
         if isinstance(target, ast.Name) and value is not None:
             table.setdefault(target.id, []).append(value)
             return
-        for name in ast.walk(target):  # unpacking, loops, augmented: many values, none known
+        for name in subnodes(target):  # unpacking, loops, augmented: many values, none known
             if isinstance(name, ast.Name):
                 table.setdefault(name.id, []).extend((target, target))
 
@@ -293,8 +405,14 @@ class ModuleIndex:
 
     def _find_runtime_functions(self) -> frozenset[FunctionNode]:
         runtime: set[FunctionNode] = set()
+        imports_airflow = any(name.startswith("airflow") for name in self.aliases.values())
         for func in self.functions:
-            if self.is_task_function(func) or (func.name in RUNTIME_METHODS and func in self.owner_class):
+            method = func in self.owner_class
+            if (
+                self.is_task_function(func)
+                or (method and func.name in RUNTIME_METHODS)
+                or (imports_airflow and not method and _takes_task_context(func))
+            ):
                 runtime.add(func)
         for site in self.calls:
             kw = keyword(site.node, "python_callable")
@@ -324,12 +442,22 @@ class ModuleIndex:
 
     @property
     def imports_local_code(self) -> bool:
-        """Whether the file imports a module of the reviewed tree (helpers, constants, operators)."""
+        """Whether the file imports a module of the reviewed tree (helpers, constants, operators).
+
+        When it does not, no name of the file can lead to another module of the tree, so every
+        question to the project index has the answer "unknown" without being asked.
+        """
         found = self.__dict__.get("_imports_local_code")
         if found is None:
-            found = self.project.imports_local_code(self.path, set(self.aliases.values()))
+            found = self.project.imports_local_code(self.abspath, set(self.aliases.values()))
             self.__dict__["_imports_local_code"] = found
         return found
+
+    def class_facts(self, qualified: str) -> ClassFacts | None:
+        """What the project index knows of a class this file names (a base, an operator)."""
+        if not self.imports_local_code:
+            return None
+        return self.project.class_facts(self.abspath, qualified)
 
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
@@ -349,13 +477,22 @@ class ModuleIndex:
         return found
 
     def task_decorator(self, func: FunctionNode) -> str | None:
-        """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None."""
+        """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None.
+
+        Asked about every function by several rules, so it is worked out once per function.
+        """
+        cache = self._task_decorators
+        if func in cache:
+            return cache[func]
+        found = None
         for decorator in func.decorator_list:
             target = decorator.func if isinstance(decorator, ast.Call) else decorator
             name = self.resolve(target)
             if name and any(name == d or name.startswith(d + ".") for d in TASK_DECORATORS):
-                return name
-        return None
+                found = name
+                break
+        cache[func] = found
+        return found
 
     def is_task_function(self, func: FunctionNode) -> bool:
         return self.task_decorator(func) is not None
@@ -428,9 +565,9 @@ class ModuleIndex:
     def _imported_constant(self, node: ast.AST) -> str | None:
         """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""
         name = dotted_name(node)
-        if name is None or name.split(".")[0] not in self.aliases:
+        if name is None or name.split(".")[0] not in self.aliases or not self.imports_local_code:
             return None
-        return self.project.constant(self.path, self.resolve(node) or name)
+        return self.project.constant(self.abspath, self.resolve(node) or name)
 
     def display_key(self, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str:
         """A key as source in a message: ``"etl_cursor"`` when known, else ``f"{t}_cursor"``."""
@@ -450,15 +587,6 @@ class ModuleIndex:
             offset = len(text.encode("utf-8")[:offset].decode("utf-8", errors="ignore"))
         return line, offset + 1
 
-    @property
-    def called_names(self) -> frozenset[str]:
-        """The last name of every call in the file; rules use it to skip files cheaply."""
-        names = self.__dict__.get("_called_names")
-        if names is None:
-            names = frozenset(filter(None, (call_name(site.node) for site in self.calls)))
-            self.__dict__["_called_names"] = names
-        return names
-
     def calls_in_runtime(self) -> list[CallSite]:
         """The calls that run inside a task, in source order (computed once)."""
         found = self.__dict__.get("_runtime_calls")
@@ -467,3 +595,57 @@ class ModuleIndex:
             found = [site for site in self.calls if site.stack and not runtime.isdisjoint(site.stack)]
             self.__dict__["_runtime_calls"] = found
         return found
+
+
+_SHIFTS = frozenset({ast.RShift, ast.LShift})
+
+#: node type -> what the walk records for it (see ``ModuleIndex._walk``)
+_HANDLERS = {
+    ast.Call: ModuleIndex._on_call,
+    ast.FunctionDef: ModuleIndex._on_function,
+    ast.AsyncFunctionDef: ModuleIndex._on_function,
+    ast.ClassDef: ModuleIndex._on_class,
+    ast.If: ModuleIndex._on_if,
+    ast.While: ModuleIndex._on_while,
+    ast.Import: ModuleIndex._on_import,
+    ast.ImportFrom: ModuleIndex._on_import_from,
+    ast.Assign: ModuleIndex._on_assign,
+    ast.AnnAssign: ModuleIndex._on_valued_binding,
+    ast.NamedExpr: ModuleIndex._on_valued_binding,
+    ast.AugAssign: ModuleIndex._on_unknown_binding,
+    ast.For: ModuleIndex._on_unknown_binding,
+    ast.AsyncFor: ModuleIndex._on_unknown_binding,
+    ast.comprehension: ModuleIndex._on_unknown_binding,
+    ast.withitem: ModuleIndex._on_withitem,
+    ast.BinOp: ModuleIndex._on_binop,
+}
+
+
+def _walk_step(kind: type) -> bool | str:
+    """What the index walk does with a child of this type (see :data:`_WALK_STEPS`)."""
+    fields = _CHILD_FIELDS[kind]
+    if kind in _HANDLERS:
+        return True
+    if len(fields) == 1 and fields[0] in _ONE_NODE_FIELDS.get(kind, ()):
+        return fields[0]
+    return bool(fields)
+
+
+#: fields that hold one node (not a list), for the types the walk may step through
+_ONE_NODE_FIELDS = {
+    ast.Attribute: ("value",),
+    ast.Await: ("value",),
+    ast.Expr: ("value",),
+    ast.Return: ("value",),
+    ast.Starred: ("value",),
+    ast.UnaryOp: ("operand",),
+    ast.Yield: ("value",),
+    ast.YieldFrom: ("value",),
+    ast.arg: ("annotation",),
+    ast.keyword: ("value",),
+}
+
+#: node type -> True: push it (it has a handler, or children); a field name: step through to
+#: that field's node (one child, nothing to record: ``keyword``, ``Attribute``, ``Expr``);
+#: False or absent: skip it (a leaf, or a node with nothing inside, like ``Pass``).
+_WALK_STEPS: dict[type, bool | str] = {kind: _walk_step(kind) for kind in _CHILD_FIELDS}

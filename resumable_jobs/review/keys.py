@@ -67,20 +67,45 @@ _PROGRESS_WORDS = frozenset(
         "fetched",
     }
 )
+#: words that make a key a count of things, not a position in them
+_COUNT_WORDS = frozenset({"num", "count", "counts", "number", "total", "totals"})
 #: words unambiguous enough that even a read-only use of the key is per-run state
 _STRONG_WORDS = frozenset({"cursor", "checkpoint", "bookmark"}) | _WATERMARK_WORDS
 
 
 def words(key: str) -> list[str]:
-    """``"lastProcessedAt"`` -> ``["last", "processed", "at"]``; ``{}`` placeholders dropped."""
-    key = key.replace("{}", " ")
-    return [w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key)) if w]
+    """``"lastProcessedAt"`` -> ``["last", "processed", "at"]``; ``{}`` placeholders dropped.
+
+    A new list each call (callers may change it), from a cache: the same keys and names come
+    back in file after file, and two regular expressions per call add up.
+    """
+    found = _WORDS.get(key)
+    if found is None:
+        if len(_WORDS) > _CACHE_SIZE:
+            _WORDS.clear()
+        found = _WORDS[key] = tuple(w.lower() for w in _SPLIT.split(_CAMEL.sub(" ", key.replace("{}", " "))) if w)
+    return list(found)
 
 
 def classify(key: str | None) -> KeyKind | None:
     """The kind of per-run state a key names, or ``None`` for anything else (configuration)."""
     if not key:
         return None
+    if key in _KINDS:
+        return _KINDS[key]
+    if len(_KINDS) > _CACHE_SIZE:
+        _KINDS.clear()
+    kind = _KINDS[key] = _classify(key)
+    return kind
+
+
+#: memo tables of :func:`words` and :func:`classify`, emptied when they reach the size below
+_WORDS: dict[str, tuple[str, ...]] = {}
+_KINDS: dict[str, KeyKind | None] = {}
+_CACHE_SIZE = 4096
+
+
+def _classify(key: str) -> KeyKind | None:
     ws = words(key)
     present = set(ws)
     if present & _JOB_COMPOUNDS:
@@ -91,9 +116,14 @@ def classify(key: str | None) -> KeyKind | None:
     if present & _WATERMARK_WORDS or ("high" in present and "water" in present):
         return KeyKind.WATERMARK
     recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
-    if recency_at is not None and "id" not in present:
-        if set(ws[recency_at + 1 :]) & _PROGRESS_WORDS:
-            return KeyKind.WATERMARK
+    # "last_num_updated_recs" counts what the last run did (a statistic), it is no position
+    if (
+        recency_at is not None
+        and "id" not in present
+        and not present & _COUNT_WORDS
+        and set(ws[recency_at + 1 :]) & _PROGRESS_WORDS
+    ):
+        return KeyKind.WATERMARK
     if present & _CURSOR_WORDS:
         return KeyKind.CURSOR
     for first, second in _TOKEN_PAIRS:

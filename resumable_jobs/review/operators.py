@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SUBMIT_OPERATORS", "WaitModel", "is_sensor_name", "submit_operator"]
+__all__ = ["SUBMIT_OPERATORS", "WaitModel", "flagged_wait_model", "is_sensor_name", "submit_operator"]
 
 
 @dataclass(frozen=True)
@@ -130,6 +130,54 @@ def submit_operator(qualified_name: str | None) -> WaitModel | None:
     if model is not None and deferrable:
         return WaitModel(model.keyword, model.wait_value, True)
     return model
+
+
+def flagged_wait_model(qualified_name: str | None, flag: str) -> WaitModel | None:
+    """The wait model of a known package's operator that the table above does not list, when
+    the DAG switches its wait off with ``flag`` (``wait_for_completion``/``wait_for_termination``).
+
+    Providers add job operators faster than any table follows, and they share the two wait
+    flags: ``SsmRunCommandOperator(wait_for_completion=False)`` submits a command and returns.
+    Not for operators that provision or remove a resource (``EmrCreateJobFlowOperator``,
+    ``EksCreateClusterOperator``, ``RdsStartDbOperator``: a sensor on them reports the resource,
+    not a job's outcome) nor for ones that trigger Airflow DAG runs.
+    """
+    if flag not in _WAIT_FLAGS or not qualified_name or not qualified_name.startswith(_KNOWN_PACKAGES):
+        return None
+    name = qualified_name.rsplit(".", 1)[-1]
+    if not name.endswith("Operator") or name.endswith(("TriggerDagRunOperator", "SensorAsync")):
+        return None
+    if any(word in name for word in _RESOURCE_WORDS):
+        return None
+    return WaitModel(flag, True, True)
+
+
+_WAIT_FLAGS = ("wait_for_completion", "wait_for_termination")
+
+#: words in an operator's name that say it provisions, changes or removes a resource
+_RESOURCE_WORDS = (
+    "Create",
+    "Delete",
+    "Terminate",
+    "Stop",
+    "Cluster",
+    "JobFlow",
+    "Instance",
+    "Application",
+    "Environment",
+    "Endpoint",
+    "Nodegroup",
+    "Fargate",
+    "StartDb",
+    "Database",
+    "Snapshot",
+    "Stack",
+    "Bucket",
+    "Table",
+    "Notebook",
+    "Workspace",
+    "Warehouse",
+)
 
 
 def is_sensor_name(qualified_name: str | None) -> bool:

@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 __all__ = ["EMPTY_PROJECT", "ClassFacts", "FunctionFacts", "ModuleSummary", "ProjectIndex", "ProjectView"]
 
 
-
 @dataclass(frozen=True)
 class FunctionFacts:
     """A module-level function of an indexed module, as far as the rules care."""
@@ -219,8 +218,10 @@ class ProjectIndex(ProjectView):
         return os.path.abspath(path) in self.reviewed
 
     def imports_local_code(self, importer: str, modules: Iterable[str]) -> bool:
-        local = self._local_names_of(os.path.dirname(os.path.abspath(importer)))
-        return any(name.startswith(".") or name.split(".")[0] in local for name in modules)
+        local = self._local_names_of(
+            os.path.dirname(importer if os.path.isabs(importer) else os.path.abspath(importer))
+        )
+        return any(name.startswith(".") or name.partition(".")[0] in local for name in modules)
 
     def _local_names_of(self, folder: str) -> frozenset[str]:
         """Every top-level module name an import from ``folder`` can find in the tree."""

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword
+from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, keyword
 
 __all__ = ["TaskGraph", "TaskNode", "task_graphs"]
 
@@ -135,7 +135,7 @@ class _ScopeReader:
         self.by_call: dict[ast.Call, TaskNode] = {}
 
     def read(self, scope: ast.AST) -> TaskGraph:
-        statements = list(_scope_statements(scope))
+        statements = _scope_statements(scope)
         # First every task, then the names bound to them, then the dependencies between them.
         self._collect_tasks()
         for statement in statements:
@@ -277,30 +277,52 @@ def _taskflow_id(index: ModuleIndex, func: FunctionNode, chain: list[ast.Call]) 
     return func.name
 
 
-def _scope_statements(scope: ast.AST) -> Iterator[ast.stmt]:
-    """Statements of a scope, entering blocks (with, if, for) but not nested functions/classes."""
-    for statement in getattr(scope, "body", []):
-        yield statement
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
+    """Statements of a scope in source order, entering blocks (with, if, for, try) but not
+    nested functions or classes; one loop over a work list instead of recursive generators."""
+    found: list[ast.stmt] = []
+    work: list[ast.stmt] = list(reversed(getattr(scope, "body", [])))
+    while work:
+        statement = work.pop()
+        found.append(statement)
+        if statement.__class__ in _SCOPES:
             continue
+        inner: list[ast.stmt] = []
         for field_name in ("body", "orelse", "finalbody"):
-            if isinstance(statement, ast.stmt) and isinstance(getattr(statement, field_name, None), list):
-                yield from _scope_statements(_Block(getattr(statement, field_name)))
-        for handler in getattr(statement, "handlers", []):
-            yield from _scope_statements(handler)
+            block = getattr(statement, field_name, None)
+            if block.__class__ is list:
+                inner.extend(block)
+        for handler in getattr(statement, "handlers", ()):  # except clauses: their bodies
+            inner.extend(handler.body)
+        work.extend(reversed(inner))
+    return found
 
 
-class _Block:
-    def __init__(self, body: list[ast.stmt]) -> None:
-        self.body = body
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast.Call) -> Iterator[ast.AST]:
-    """Walk an argument, stopping at nested task calls (they are their own tasks)."""
-    yield node
-    if isinstance(node, ast.Call) and node in tasks and node is not own:
-        return
-    if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)):
-        return
-    for child in ast.iter_child_nodes(node):
-        yield from _walk_outside_tasks(child, tasks, own)
+def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast.Call) -> list[ast.AST]:
+    """An argument and the nodes inside it, depth first, not entering nested task calls (they
+    are their own tasks) nor lambdas and functions; one loop over the node field table instead
+    of nested generators (this runs for every argument of every task)."""
+    found: list[ast.AST] = []
+    work = [node]
+    fields_of = NODE_FIELDS
+    while work:
+        current = work.pop()
+        found.append(current)
+        kind = current.__class__
+        if (kind is ast.Call and current in tasks and current is not own) or kind in _OPAQUE:
+            continue
+        children = []
+        for name in fields_of.get(kind, ()):
+            value = getattr(current, name, None)
+            if value.__class__ is list:
+                children.extend(item for item in value if item.__class__ in fields_of)
+            elif value.__class__ in fields_of:
+                children.append(value)
+        work.extend(reversed(children))
+    return found
+
+
+_OPAQUE = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)

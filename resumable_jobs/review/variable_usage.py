@@ -38,6 +38,14 @@ class ProjectFacts:
     def merge(self, other: ProjectFacts) -> None:
         self.records.extend(other.records)
         self.reconnects.update(other.reconnects)
+        self.__dict__.pop("_usage", None)
+
+    def usage(self) -> VariableUsage:
+        """How the tree uses each key, worked out once for the rules that share it (RJ001, RJ004)."""
+        usage = self.__dict__.get("_usage")
+        if usage is None:
+            usage = self.__dict__["_usage"] = VariableUsage(self.records)
+        return usage
 
 
 def facts_of(index) -> ProjectFacts:

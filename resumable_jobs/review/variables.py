@@ -28,7 +28,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.noqa import noqa_codes
 
@@ -97,7 +97,10 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     cached = getattr(index, "_variable_accesses", None)
     if cached is not None:
         return cached
-    accesses = []
+    accesses: list[VariableAccess] = []
+    if "Variable" not in index.source_text:  # every way to reach the class names it
+        index._variable_accesses = accesses  # type: ignore[attr-defined]
+        return accesses
     for site in index.calls_in_runtime():
         op = is_variable_call(index, site.node)
         if op is None:
@@ -141,7 +144,7 @@ def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[st
             used: set[str] = set()
             calls: set[ast.AST] = set()
             for value in values:
-                for sub in ast.walk(value):
+                for sub in subnodes(value):
                     if isinstance(sub, ast.Name):
                         used.add(sub.id)
                     elif isinstance(sub, ast.Call):
@@ -152,7 +155,7 @@ def _name_flow(index: ModuleIndex, func: FunctionNode) -> dict[str, tuple[set[st
 
 
 def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:
-    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in ast.walk(node))
+    return any(sub in reads or (isinstance(sub, ast.Name) and sub.id in names) for sub in subnodes(node))
 
 
 #: ``{{ var.value.key }}``, ``{{ var.json.key.field }}``, ``var.value.get('key')``
@@ -172,7 +175,8 @@ class VariableRecord:
     shown_key: str
     #: the function it runs in (see :func:`function_id`)
     function: str
-    #: "code" for a call, "jinja" for a template read
+    #: "code" for a call, "jinja" for a template read, "parse" for a read when the file is
+    #: parsed (evidence for the tree-wide rules, never reported itself)
     origin: str = "code"
     #: codes silenced by a noqa comment on its line: None for none, "*" for all
     noqa: str | None = None
@@ -191,7 +195,7 @@ class VariableRecord:
 
 def function_id(index: ModuleIndex, func: FunctionNode) -> str:
     """How records name the function they run in: ``path:line:name``."""
-    return f"{os.path.abspath(index.path)}:{func.lineno}:{func.name}"
+    return f"{index.abspath}:{func.lineno}:{func.name}"
 
 
 def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
@@ -211,6 +215,26 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
         function_id(index, func),
         noqa=_noqa_at(index, line),
         **extra,
+    )
+
+
+def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool) -> VariableRecord:
+    """:func:`_record` for a call :func:`runtime_variable_accesses` already read (its key,
+    kind and shown key are not worked out again)."""
+    line, column = index.position(access.node)
+    from_caller = access.key is None and isinstance(argument(access.node, 0, "key"), ast.Name)
+    return VariableRecord(
+        index.path,
+        line,
+        column,
+        access.op,
+        access.key,
+        access.kind,
+        access.shown_key,
+        function_id(index, access.function),
+        noqa=_noqa_at(index, line),
+        key_from_caller=from_caller,
+        advances=advances,
     )
 
 
@@ -234,14 +258,34 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
         index.__dict__["_variable_records"] = []
         return []
     accesses = runtime_variable_accesses(index)
-    records = [
-        _record(index, a.node, a.op, a.site.stack, a.function, advances=_advances(index, a, accesses)) for a in accesses
-    ]
+    records = [_record_of_access(index, a, _advances(index, a, accesses)) for a in accesses]
     records = _with_caller_keys(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)
+    if any(r.op == "set" for r in records):
+        records += _parse_time_reads(index)
     index.__dict__["_variable_records"] = records
     return records
+
+
+def _parse_time_reads(index: ModuleIndex) -> list[VariableRecord]:
+    """``Variable.get`` calls that run when the file is parsed (module level, a DAG factory, a
+    task group function), as evidence only (origin "parse"): no rule reports them, but a key a
+    task writes and the DAG definition reads is per-run state handed through a global."""
+    runtime = index.runtime_functions
+    found = []
+    for site in index.calls:
+        if site.stack and not runtime.isdisjoint(site.stack):
+            continue
+        if is_variable_call(index, site.node) != "get":
+            continue
+        key_node = argument(site.node, 0, "key")
+        key = index.string_value(key_node, site.stack)
+        line, column = index.position(site.node)
+        where = function_id(index, site.stack[-1]) if site.stack else f"{index.abspath}:0:<module>"
+        shown = index.display_key(key_node, site.stack)
+        found.append(VariableRecord(index.path, line, column, "get", key, classify(key), shown, where, origin="parse"))
+    return found
 
 
 def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
@@ -296,13 +340,15 @@ _NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "r
 
 
 def _strings(node: ast.AST):
-    for sub in ast.walk(node):
+    for sub in subnodes(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value
 
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     """Variable calls in helpers of other modules that a task of this file calls."""
+    if not index.imports_local_code:
+        return []  # no name of the file leads to another module of the tree
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
@@ -366,7 +412,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
         if not any(kw.arg == "task_id" for kw in site.node.keywords):
             continue
         for kw in site.node.keywords:
-            for node in ast.walk(kw.value):
+            for node in subnodes(kw.value):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and "var." in node.value:
                     for match in _JINJA_VAR.finditer(node.value):
                         key = match.group(1) or match.group(2)
@@ -380,7 +426,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                                 key,
                                 classify(key),
                                 f'"{key}"',
-                                f"{os.path.abspath(index.path)}:{site.node.lineno}:<template>",
+                                f"{index.abspath}:{site.node.lineno}:<template>",
                                 origin="jinja",
                                 noqa=_noqa_at(index, line),
                             )

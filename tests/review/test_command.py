@@ -114,6 +114,67 @@ def test_parallel_review_matches_serial(tmp_path):
     assert parallel.findings == serial.findings and len(serial.findings) == 420
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the bare fork path exists only where fork does")
+def test_parallel_review_survives_a_child_that_fails(tmp_path, monkeypatch):
+    from resumable_jobs.review import engine
+
+    with open(POSITIVE) as handle:
+        source = handle.read()
+    for i in range(210):
+        (tmp_path / f"d{i:03d}.py").write_text(source)
+    files = python_files([str(tmp_path)])
+    serial = review_files(files, jobs=1)
+    parent, real = os.getpid(), engine._analyse_chunk
+
+    def chunk_failing_in_children(paths, codes):
+        if os.getpid() != parent:
+            raise MemoryError("a child that runs out of memory")
+        return real(paths, codes)
+
+    monkeypatch.setattr(engine, "_analyse_chunk", chunk_failing_in_children)
+    parallel = review_files(files, jobs=3)
+    assert parallel.findings == serial.findings and len(serial.findings) == 420
+
+
+@pytest.mark.parametrize(
+    ("raw", "text"),
+    [
+        ("x = 'caf\u00e9'\n".encode("utf-8"), "x = 'caf\u00e9'\n"),
+        # bytes that are valid UTF-8 too (C3 A9): only the cookie says they are two latin-1 characters
+        (
+            "# -*- coding: latin-1 -*-\nx = '\u00c3\u00a9'\n".encode("latin-1"),
+            "# -*- coding: latin-1 -*-\nx = '\u00c3\u00a9'\n",
+        ),
+        (
+            "#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = '\u00c3\u00a9'\n".encode("latin-1"),
+            "#!/usr/bin/env python\n# vim: set fileencoding=latin-1 :\nx = '\u00c3\u00a9'\n",
+        ),
+        (
+            "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n".encode("cp1252"),
+            "#!/usr/bin/env python\n# coding=cp1252\nx = '\u20ac'\n",
+        ),
+        (b"\xef\xbb\xbfx = 1\n", "x = 1\n"),
+    ],
+)
+def test_files_are_decoded_as_python_decodes_them(tmp_path, raw, text):
+    from resumable_jobs.review.engine import _read
+
+    (tmp_path / "m.py").write_bytes(raw)
+    assert _read(str(tmp_path / "m.py")) == text
+
+
+def test_warnings_of_the_parser_stay_quiet_and_are_restored(tmp_path):
+    import warnings
+
+    (tmp_path / "escapes.py").write_text('PATTERN = "\\d+"\n')  # an invalid escape sequence
+    before = list(warnings.filters)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning that got out would fail the review
+        result = review_files([str(tmp_path / "escapes.py")])
+        assert result.errors == [] and result.findings == []
+    assert warnings.filters == before
+
+
 def test_review_does_not_import_airflow():
     code = (
         "import sys, resumable_jobs.review.command as c, resumable_jobs.review.engine as e;"

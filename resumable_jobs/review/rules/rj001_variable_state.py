@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.keys import KeyKind, is_strong
 from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
-from resumable_jobs.review.variable_usage import ProjectFacts, VariableUsage
+from resumable_jobs.review.variable_usage import ProjectFacts
 from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["RULE"]
@@ -38,10 +38,12 @@ _STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
 
 
 def check_project(facts: ProjectFacts) -> Iterator[Finding]:
-    usage = VariableUsage(facts.records)
+    usage = facts.usage()
     for record in usage.records:
         if (record.function, record.key) in facts.reconnects or record.silenced(RULE.code):
             continue
+        if record.origin == "parse":
+            continue  # evidence about how a key is used, not a use in a task
         if record.kind in _STATE_KINDS:
             if usage.advanced_across_runs(record.key):
                 continue  # an offset moved on from run to run: RJ004

@@ -45,26 +45,54 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             continue
         scope = _task_scope(index, site.stack)
         if name == "xcom_push" and index.in_runtime(site.stack):
-            key = index.string_value(argument(site.node, 0, "key"), site.stack)
-            if classify(key) in _STATE_KINDS:
-                pushes.append((site, key, scope))
+            key_node = argument(site.node, 0, "key")
+            key = index.string_value(key_node, site.stack)
+            kind = classify(key)
+            if kind in _STATE_KINDS or (kind is None and _holds_job_id(argument(site.node, 1, "value"))):
+                pushes.append((site, _key_identity(key, key_node), scope))
         elif name == "xcom_pull":
             # A helper method of the same operator counts: it runs in the same try.
-            key = index.string_value(argument(site.node, 2, "key"), site.stack)
+            key_node = argument(site.node, 2, "key")
+            key = index.string_value(key_node, site.stack)
             if key and _reads_own_task(index, site, scope):
-                self_reads.add((scope, key))
+                self_reads.add((scope, _key_identity(key, key_node)))
     for site, key, scope in pushes:
         if (scope, key) in self_reads:
+            key_node = argument(site.node, 0, "key")
+            built = key_node is not None and key == ast.dump(key_node)  # built at run time
+            shown = ast.unparse(key_node) if built else f"'{key}'"
+            key = "job_id" if built else key  # the suggestion names a key that says what it holds
             yield make_finding(
                 index,
                 site.node,
                 RULE.code,
                 RULE.severity,
-                f"xcom_push(key='{key}') keeps per-try state in XCom and the same task reads it "
+                f"xcom_push(key={shown}) keeps per-try state in XCom and the same task reads it "
                 "back to find it on retry: XCom belongs to one DAG run and is cleared when a new "
                 "try starts, so the retry finds nothing and submits again",
                 _suggestion(key),
             )
+
+
+def _key_identity(key: str, node: ast.AST | None) -> str:
+    """What makes a push and a pull the same key: its text, or for a key built at run time
+    (``f"{ti.try_number}"``) the expression that builds it."""
+    return ast.dump(node) if "{}" in key and node is not None else key
+
+
+def _holds_job_id(value: ast.AST | None) -> bool:
+    """A pushed value that is a job id by its name: ``job_id``, ``self.run_id``, or a dict with
+    such a key (``{"armada_job_id": job_id}``). For keys whose own name gives no hint."""
+    if isinstance(value, ast.Name):
+        return classify(value.id) is KeyKind.JOB_ID
+    if isinstance(value, ast.Attribute):
+        return classify(value.attr) is KeyKind.JOB_ID
+    if isinstance(value, ast.Dict):
+        return any(
+            isinstance(k, ast.Constant) and isinstance(k.value, str) and classify(k.value) is KeyKind.JOB_ID
+            for k in value.keys
+        )
+    return False
 
 
 def _task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.keys import KeyKind, words
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call, runtime_variable_accesses
@@ -77,6 +77,8 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
 
 
 _LISTING = frozenset({"list", "find", "search"})
+#: a call name whose first word is a listing verb (``list_jobs``), as prefixes for a cheap test
+_LISTING_PREFIXES = tuple(f"{verb}_" for verb in sorted(_LISTING))
 #: what a listing must be about: jobs, runs, pods and the like, not files or search results
 _JOB_NOUNS = frozenset(
     {"job", "jobs", "run", "runs", "pod", "pods", "application", "applications", "step", "steps"}
@@ -88,7 +90,7 @@ _FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filte
 def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     """Lookups of a previous try's job that are not Variables: own XCom, or a filtered listing."""
     names = index.called_names
-    if "xcom_pull" not in names and not any(n.split("_")[0] in _LISTING for n in names):
+    if "xcom_pull" not in names and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names):
         return {}
     found: dict[ast.Call, str] = {}
     for site in index.calls_in_runtime():
@@ -126,21 +128,21 @@ def _pulls_own_xcom(call: ast.Call) -> bool:
 def _names_bound_to(func: FunctionNode, job_gets: dict[ast.Call, str]) -> dict[str, str]:
     """Local names assigned from a job-id ``Variable.get`` (``job_id = Variable.get(...)``)."""
     names: dict[str, str] = {}
-    for node in ast.walk(func):
+    for node in subnodes(func):
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, (ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
             targets, value = [node.target], node.value
         else:
             continue
-        key = next((job_gets[c] for c in ast.walk(value) if c in job_gets), None)
+        key = next((job_gets[c] for c in subnodes(value) if c in job_gets), None)
         if key is not None:
             names.update({t.id: key for t in targets if isinstance(t, ast.Name)})
     return names
 
 
 def _refers(node: ast.AST, job_gets: dict[ast.Call, str], names: dict[str, str]) -> str | None:
-    for child in ast.walk(node):
+    for child in subnodes(node):
         if child in job_gets:
             return job_gets[child]  # type: ignore[index]
         if isinstance(child, ast.Name) and child.id in names:
@@ -203,7 +205,7 @@ def _absent_branch(func: FunctionNode, if_node: ast.If, present: bool) -> list[a
 
 
 def _statements_after(func: FunctionNode, target: ast.stmt) -> list[ast.stmt]:
-    for node in ast.walk(func):
+    for node in subnodes(func):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and target in block:
@@ -213,7 +215,7 @@ def _statements_after(func: FunctionNode, target: ast.stmt) -> list[ast.stmt]:
 
 def _submits(index: ModuleIndex, statements: list[ast.stmt], key: str, stack) -> bool:
     for statement in statements:
-        for node in ast.walk(statement):
+        for node in subnodes(statement):
             if not isinstance(node, ast.Call):
                 continue
             if is_variable_call(index, node) == "set":

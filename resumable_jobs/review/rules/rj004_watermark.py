@@ -22,16 +22,18 @@ from collections.abc import Iterator
 from resumable_jobs.review.findings import WARNING, Finding
 from resumable_jobs.review.keys import KeyKind, is_strong
 from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
-from resumable_jobs.review.variable_usage import ProjectFacts, VariableUsage
+from resumable_jobs.review.variable_usage import ProjectFacts
 
 __all__ = ["RULE"]
 
 
 def check_project(facts: ProjectFacts) -> Iterator[Finding]:
-    usage = VariableUsage(facts.records)
+    usage = facts.usage()
     for record in usage.records:
         if record.silenced(RULE.code):
             continue
+        if record.origin == "parse":
+            continue  # evidence about how a key is used, not a use in a task
         if record.kind is KeyKind.WATERMARK:
             if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
                 continue

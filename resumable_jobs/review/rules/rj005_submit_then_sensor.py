@@ -32,9 +32,9 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.keys import words
-from resumable_jobs.review.operators import WaitModel, is_sensor_name, submit_operator
+from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -72,7 +72,7 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
         return None
     model = operator_wait_model(index, node.operator)
     if model is None:
-        return None
+        return _flagged_off(index, node)
     if model.keyword is not None:
         wait = node.setting(model.keyword)
         if wait is not None:
@@ -83,6 +83,27 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
     if isinstance(deferrable, ast.Constant) and deferrable.value is True:
         return None  # deferring implies waiting when the wait argument is left out
     return None if model.default else model
+
+
+def _flagged_off(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
+    """An operator of a known package outside the table, told not to wait by a literal flag."""
+    for flag in ("wait_for_completion", "wait_for_termination"):
+        wait = node.setting(flag)
+        if isinstance(wait, ast.Constant) and wait.value is False:
+            return _flagged_model(index, node.operator, flag)
+    return None
+
+
+def _flagged_model(index: ModuleIndex, name: str | None, flag: str, depth: int = 0) -> WaitModel | None:
+    """:func:`flagged_wait_model`, following in-house subclasses to a known base."""
+    model = flagged_wait_model(name, flag)
+    if model is not None or not name or depth > 5:
+        return model
+    for base in _bases(index, name):
+        model = _flagged_model(index, base, flag, depth + 1)
+        if model is not None:
+            return model
+    return None
 
 
 def operator_wait_model(index: ModuleIndex, name: str | None, depth: int = 0) -> WaitModel | None:
@@ -101,7 +122,7 @@ def _bases(index: ModuleIndex, name: str) -> list[str]:
     cls = index.classes_by_name.get(name)
     if cls is not None:
         return [index.resolve(b) or "" for b in cls.bases]
-    facts = index.project.class_facts(index.path, name)
+    facts = index.class_facts(name)
     return list(facts.bases) if facts is not None else []
 
 
@@ -124,7 +145,15 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
-    """A cheap first look, so files without any sensor or poll task skip the graph."""
+    """A cheap first look, so files without any sensor or poll task skip the graph.
+
+    The source text first: a sensor class, ``@task.sensor`` and a poll loop all leave a word
+    in it (``Sensor``, ``sensor``, ``sleep``), unless the sensor comes from another module of
+    the tree.
+    """
+    text = index.source_text
+    if "ensor" not in text and "sleep" not in text:
+        return index.imports_local_code
     if any(is_sensor_name(name) for name in index.called_names):
         return True
     if any(_is_sensor_class(index, cls.name) for cls in index.classes):
@@ -139,9 +168,9 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
 def _has_poll_loop(index: ModuleIndex, func: FunctionNode) -> bool:
     if not any(f is func or _encloses(func, f) for f in index.functions_with_loops):
         return False
-    for node in ast.walk(func):
+    for node in subnodes(func):
         if isinstance(node, ast.While):
-            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in ast.walk(node)):
+            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(node)):
                 return True
     return False
 
@@ -216,7 +245,7 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
         ids: set[str] = set()
         for call in sensor.calls:
             for kw in call.keywords:
-                for node in ast.walk(kw.value):
+                for node in subnodes(kw.value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
         for func in _callables(index, sensor):
@@ -243,7 +272,7 @@ def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
     found = cache.get(func)
     if found is None:
         ids = set()
-        for node in ast.walk(func):
+        for node in subnodes(func):
             if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
                 task_ids = argument(node, 0, "task_ids")
                 if task_ids is None:

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex
+from resumable_jobs.review.index import ModuleIndex, subnodes
 from resumable_jobs.review.rules.base import Rule, make_finding
 
 __all__ = ["RULE", "mixin_classes"]
@@ -111,7 +111,7 @@ def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunction
 
 
 def _runs_mixin(execute: ast.AST) -> bool:
-    for node in ast.walk(execute):
+    for node in subnodes(execute):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if node.func.attr == "execute_resumable":
                 return True

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call
@@ -231,14 +231,14 @@ def _utcnow_findings(index: ModuleIndex, checker: _Checker) -> Iterator[Finding]
             if value is not None:
                 watermark_values.update(_expand(value, site.stack[-1], checker))
     for func in index.runtime_functions:
-        for node in ast.walk(func):
+        for node in subnodes(func):
             if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and classify(t.id) is KeyKind.WATERMARK for t in node.targets
             ):
                 watermark_values.add(node.value)
     seen: set[ast.Call] = set()
     for value in watermark_values:
-        for node in ast.walk(value):
+        for node in subnodes(value):
             if (
                 isinstance(node, ast.Call)
                 and index.resolve(node.func) in _UTCNOW
@@ -265,7 +265,7 @@ def _utcnow_findings(index: ModuleIndex, checker: _Checker) -> Iterator[Finding]
 def _expand(value: ast.AST, func: FunctionNode, checker: _Checker) -> list[ast.AST]:
     """The value and, for a local name assigned once, the expression it was assigned."""
     result = [value]
-    for node in ast.walk(value):
+    for node in subnodes(value):
         if isinstance(node, ast.Name):
             values = checker._assigned(func).get(node.id)
             if values and len(values) == 1:

@@ -1,0 +1,190 @@
+"""Patterns that public DAG files added to the evaluation list (issue 15b) showed the reviewer
+missing or getting wrong, each with a positive and near misses of our own writing."""
+
+from __future__ import annotations
+
+import textwrap
+
+from resumable_jobs.review import RULES_BY_CODE, review_source
+
+
+def found(source: str, *codes: str) -> list[tuple[int, str]]:
+    rules = [RULES_BY_CODE[c] for c in codes] if codes else list(RULES_BY_CODE.values())
+    return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
+
+
+# -- RJ005: job operators no table lists, told not to wait by the common flags -------------------
+
+_FLAGGED = """
+    from airflow.providers.acme.operators.jobs import {operator}
+    from airflow.providers.acme.sensors.jobs import AcmeJobSensor
+    from airflow.sdk import DAG
+
+    with DAG("d"):
+        run = {operator}(task_id="run", script="etl.sh", {flag}={value})
+        AcmeJobSensor(task_id="wait", job_id=run.output)
+"""
+
+
+def test_provider_job_operator_outside_the_table_told_not_to_wait():
+    for flag in ("wait_for_completion", "wait_for_termination"):
+        source = _FLAGGED.format(operator="AcmeRunJobOperator", flag=flag, value="False")
+        assert found(source, "RJ005") == [(7, "RJ005")], flag
+
+
+def test_provisioning_waiting_or_a_flag_decided_at_run_time_is_a_near_miss():
+    for operator, value in (
+        ("AcmeCreateClusterOperator", "False"),  # a resource, not a job
+        ("AcmeTerminateJobFlowOperator", "False"),
+        ("AcmeRunJobOperator", "True"),  # it waits
+        ("AcmeRunJobOperator", "WAIT"),  # not a literal: cannot tell
+    ):
+        source = _FLAGGED.format(operator=operator, flag="wait_for_completion", value=value)
+        assert found(source, "RJ005") == [], (operator, value)
+
+
+def test_operator_outside_known_packages_or_a_dag_trigger_is_a_near_miss():
+    elsewhere = """
+        from mycompany.jobs import RunJobOperator
+        from airflow.providers.acme.sensors.jobs import AcmeJobSensor
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            run = RunJobOperator(task_id="run", wait_for_completion=False)
+            AcmeJobSensor(task_id="wait", job_id=run.output)
+    """
+    trigger = """
+        from airflow.providers.acme.operators.dags import AcmeTriggerDagRunOperator
+        from airflow.providers.acme.sensors.dags import AcmeDagRunSensor
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            run = AcmeTriggerDagRunOperator(task_id="run", wait_for_completion=False)
+            AcmeDagRunSensor(task_id="wait", run_id=run.output)
+    """
+    assert found(elsewhere, "RJ005") == []
+    assert found(trigger, "RJ005") == []
+
+
+# -- RJ001/RJ004: a function that takes the task context is a task body ---------------------------
+
+
+def test_function_taking_the_task_context_runs_in_a_task():
+    # the PythonOperator that calls it lives in another DAG file, not reviewed with this one
+    for signature in ("ds, **kwargs", "ti", "**context", "source, *, logical_date"):
+        source = f"""
+            from airflow.models import Variable
+
+            def harvest({signature}):
+                since = Variable.get("oai_last_harvest_date")
+                fetch(since)
+                Variable.set("oai_last_harvest_date", now())
+        """
+        assert found(source, "RJ004") == [(5, "RJ004"), (7, "RJ004")], signature
+
+
+def test_function_without_the_task_context_is_a_near_miss():
+    for signature in ("source, **kwargs", "ds_path"):
+        source = f"""
+            from airflow.models import Variable
+
+            def harvest({signature}):
+                since = Variable.get("oai_last_harvest_date")
+                Variable.set("oai_last_harvest_date", now())
+        """
+        assert found(source, "RJ004") == [], signature
+    method = """
+        from airflow.models import Variable
+
+        class Harvester:
+            def harvest(self, ds):  # a method: whatever calls it decides where it runs
+                since = Variable.get("oai_last_harvest_date")
+                Variable.set("oai_last_harvest_date", now())
+    """
+    assert found(method, "RJ004") == []
+
+
+# -- keys: a count of what the last run did is a statistic, not a position -----------------------
+
+
+def test_count_of_the_last_run_is_not_a_watermark_but_its_time_is():
+    source = """
+        from airflow.sdk import Variable, task
+
+        @task
+        def harvest():
+            Variable.set("last_num_updated_records", 10)
+            Variable.set("last_harvest_total", 12)
+            Variable.set("last_updated_at", now())
+    """
+    assert found(source, "RJ001", "RJ004") == [(8, "RJ004")]
+
+
+# -- RJ002: a job id kept in the task's own XCom under a key that says nothing ---------------------
+
+_OWN_XCOM = """
+    from airflow.models import BaseOperator
+
+    class QueueJobOperator(BaseOperator):
+        def execute(self, context):
+            ti = context["ti"]
+            found = ti.xcom_pull(task_ids=ti.task_id, key={pull_key})
+            if found is not None:
+                return found
+            job_id = self.client.submit(self.request)
+            ti.xcom_push(key={push_key}, value={value})
+            return job_id
+"""
+
+
+def test_job_id_value_in_own_xcom_under_a_key_built_at_run_time():
+    for key, value in (('f"{ti.try_number}"', '{"queue_job_id": job_id}'), ('"attempt"', "job_id")):
+        source = _OWN_XCOM.format(pull_key=key, push_key=key, value=value)
+        assert found(source, "RJ002") == [(11, "RJ002")], (key, value)
+
+
+def test_other_values_other_keys_or_another_task_is_a_near_miss():
+    for pull_key, push_key, value in (
+        ('f"{ti.try_number}"', 'f"{ti.try_number}"', "len(rows)"),  # not a job id
+        ('"attempt"', '"attempt"', '{"rows": job_id}'),
+        ('f"{ti.try_number}"', 'f"{ti.map_index}"', "job_id"),  # not the key it reads
+    ):
+        source = _OWN_XCOM.format(pull_key=pull_key, push_key=push_key, value=value)
+        assert found(source, "RJ002") == [], (pull_key, push_key, value)
+    upstream = _OWN_XCOM.format(pull_key='"attempt"', push_key='"attempt"', value="job_id")
+    assert found(upstream.replace("task_ids=ti.task_id", 'task_ids="prepare"'), "RJ002") == []
+
+
+# -- RJ001: a key a task writes and the DAG definition reads when the file is parsed --------------
+
+_PARSE_TIME_READ = """
+    import json
+
+    from airflow.providers.http.operators.http import HttpOperator
+    from airflow.sdk import DAG, Variable, task
+
+    @task
+    def build_payload(source_id):
+        Variable.set("sync_payload", json.dumps({{"sourceId": source_id}}))
+
+    with DAG("sync"):
+        payload = build_payload("abc")
+        update = HttpOperator(task_id="update", endpoint="/sources/update", data=Variable.get({read}))
+        payload >> update
+"""
+
+
+def test_key_a_task_writes_and_the_dag_definition_reads():
+    assert found(_PARSE_TIME_READ.format(read='"sync_payload"'), "RJ001") == [(9, "RJ001")]
+
+
+def test_parse_time_read_of_another_key_or_of_configuration_is_a_near_miss():
+    assert found(_PARSE_TIME_READ.format(read='"sync_endpoint"'), "RJ001") == []
+    configuration = """
+        from airflow.providers.http.operators.http import HttpOperator
+        from airflow.sdk import DAG, Variable
+
+        with DAG("sync"):
+            HttpOperator(task_id="update", endpoint="/x", data=Variable.get("sync_payload"))
+    """
+    assert found(configuration, "RJ001") == []

@@ -21,19 +21,12 @@ def spark_cluster():
 
 
 @pytest.fixture(scope="session")
-def marker_dir(tmp_path_factory):
-    """Where the lifecycle DAGs say that their driver runs (see dags/e2e_spark_lifecycle.py)."""
-    return tmp_path_factory.mktemp("markers")
-
-
-@pytest.fixture(scope="session")
-def airflow(spark_cluster, marker_dir):
+def airflow(spark_cluster):
     from resumable_jobs.local.embedded_airflow import EmbeddedAirflow
 
     env = {
         **spark_cluster.airflow_connection_env("spark_default"),
         "RJ_E2E_SPARK_APP": str(HERE / "apps" / "slow_sum.py"),
-        "RJ_E2E_MARKER_DIR": str(marker_dir),
     }
     with EmbeddedAirflow(HERE / "dags", extra_env=env) as embedded:
         yield embedded

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from resumable_jobs.review import RULES_BY_CODE, review_source
+from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
 
 
 def found(source: str, *codes: str) -> list[tuple[int, str]]:
@@ -188,3 +188,56 @@ def test_parse_time_read_of_another_key_or_of_configuration_is_a_near_miss():
             HttpOperator(task_id="update", endpoint="/x", data=Variable.get("sync_payload"))
     """
     assert found(configuration, "RJ001") == []
+
+
+# -- issue 15c: an in-house operator imported through Airflow 1's plugin namespace ----------------
+
+_PLUGIN_OPERATORS = """
+    from airflow.contrib.operators.emr_add_steps_operator import EmrAddStepsOperator
+    from airflow.models import BaseOperator
+
+    class TemplatedStepsOperator(EmrAddStepsOperator):
+        template_fields = ["job_flow_id", "steps"]
+
+    class StepsAndWaitOperator(BaseOperator):
+        def execute(self, context):
+            return self.run_and_wait()
+"""
+
+_PLUGIN_DAG = """
+    from airflow import DAG
+    from airflow.contrib.sensors.emr_step_sensor import EmrStepSensor
+    from {module} import {operator}
+
+    dag = DAG("steps")
+    add = {operator}(task_id="add", job_flow_id="j-1", steps=[], dag=dag)
+    {sensor}
+"""
+
+_STEP_SENSOR = (
+    "EmrStepSensor(task_id='watch', job_flow_id='j-1', "
+    "step_id=\"{{ ti.xcom_pull('add', key='return_value')[0] }}\", dag=dag)"
+)
+
+
+def _review_plugin_tree(tmp_path, module: str, operator: str, sensor: str = _STEP_SENSOR):
+    (tmp_path / ".git").mkdir(parents=True)
+    (tmp_path / "plugins" / "team").mkdir(parents=True)
+    (tmp_path / "plugins" / "team" / "steps.py").write_text(textwrap.dedent(_PLUGIN_OPERATORS))
+    (tmp_path / "dags").mkdir()
+    dag = tmp_path / "dags" / "steps.py"
+    dag.write_text(textwrap.dedent(_PLUGIN_DAG.format(module=module, operator=operator, sensor=sensor)))
+    return [(f.line, f.code) for f in review_files([str(dag)], [RULES_BY_CODE["RJ005"]]).findings]
+
+
+def test_subclass_of_a_submit_operator_imported_through_the_plugin_namespace(tmp_path):
+    for module in ("airflow.operators.team_plugin", "airflow.operators"):
+        assert _review_plugin_tree(tmp_path / module, module, "TemplatedStepsOperator") == [(7, "RJ005")], module
+
+
+def test_plugin_operator_that_waits_or_has_no_sensor_or_is_not_found_is_a_near_miss(tmp_path):
+    assert _review_plugin_tree(tmp_path / "a", "airflow.operators.team_plugin", "StepsAndWaitOperator") == []
+    assert _review_plugin_tree(tmp_path / "b", "airflow.operators.team_plugin", "TemplatedStepsOperator", "") == []
+    assert _review_plugin_tree(tmp_path / "c", "airflow.operators.team_plugin", "MissingOperator") == []
+    # a class of Airflow's own modules is never looked up in plugins/
+    assert _review_plugin_tree(tmp_path / "d", "airflow.operators.python_operator", "TemplatedStepsOperator") == []

@@ -20,7 +20,7 @@ import ast
 import json
 import os
 
-from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView
+from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView, plugin_class_name
 
 __all__ = ["NODE_FIELDS", "CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
 
@@ -454,10 +454,17 @@ class ModuleIndex:
         return found
 
     def class_facts(self, qualified: str) -> ClassFacts | None:
-        """What the project index knows of a class this file names (a base, an operator)."""
-        if not self.imports_local_code:
-            return None
-        return self.project.class_facts(self.abspath, qualified)
+        """What the project index knows of a class this file names (a base, an operator):
+        a class of another module of the tree, or of ``plugins/`` imported through Airflow 1's
+        plugin namespace (``airflow.operators.<plugin>.<Class>``)."""
+        if self.imports_local_code:
+            found = self.project.class_facts(self.abspath, qualified)
+            if found is not None:
+                return found
+        plugin = plugin_class_name(qualified)
+        if plugin is not None:
+            return self.project.plugin_class(self.abspath, plugin)
+        return None
 
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""

@@ -19,7 +19,7 @@ import re
 from enum import Enum
 from itertools import pairwise
 
-__all__ = ["KeyKind", "classify", "is_strong", "words"]
+__all__ = ["KeyKind", "classify", "is_strong", "names_a_date", "words"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
@@ -130,6 +130,18 @@ def _classify(key: str) -> KeyKind | None:
         if first in present and second in present:
             return KeyKind.CURSOR
     return None
+
+
+#: words that make a key a point in time (``current_date``, ``next_run_ts``, ``process_day``)
+_DATE_WORDS = frozenset({"date", "datetime", "day", "dt", "ts", "time", "timestamp", "week", "month"})
+
+
+def names_a_date(key: str | None) -> bool:
+    """A key naming a date or a time, and not a count of something (``days_count``)."""
+    if not key:
+        return False
+    present = set(words(key))
+    return bool(present & _DATE_WORDS) and not present & _COUNT_WORDS
 
 
 def is_strong(key: str | None) -> bool:

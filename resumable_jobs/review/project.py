@@ -22,10 +22,19 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-__all__ = ["EMPTY_PROJECT", "ClassFacts", "FunctionFacts", "ModuleSummary", "ProjectIndex", "ProjectView"]
+__all__ = [
+    "EMPTY_PROJECT",
+    "ClassFacts",
+    "FunctionFacts",
+    "ModuleSummary",
+    "ProjectIndex",
+    "ProjectView",
+    "plugin_class_name",
+]
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,10 @@ class ProjectView:
     def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
         return None
 
+    def plugin_class(self, importer: str, name: str) -> ClassFacts | None:
+        """A class of the repository's ``plugins/`` folder, by name (see :func:`plugin_class_name`)."""
+        return None
+
     def is_reviewed(self, path: str) -> bool:
         return False
 
@@ -95,6 +108,8 @@ class ProjectIndex(ProjectView):
         self._roots: dict[str, tuple[str, ...]] = {}
         self._names: dict[str, frozenset[str]] = {}
         self._local_names: dict[str, frozenset[str]] = {}
+        #: plugins folder -> {class name: the file defining it}
+        self._plugin_classes: dict[str, dict[str, str]] = {}
 
     def summary(self, path: str) -> ModuleSummary | None:
         if path not in self.modules:
@@ -214,6 +229,56 @@ class ProjectIndex(ProjectView):
     def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
         return self._lookup(os.path.abspath(importer), qualified, "classes")
 
+    def plugin_class(self, importer: str, name: str) -> ClassFacts | None:
+        """The class ``name`` defined in a ``plugins/`` folder on the importing file's path.
+
+        Airflow 1 made the operators of ``plugins/`` importable as ``airflow.operators.<plugin>``
+        (and ``airflow.operators`` itself), so DAGs of that era import an in-house operator
+        from a module that is in no folder. Only the class name is left to go by: the plugins
+        folders are searched for a ``class <name>`` statement (a text scan, once per folder),
+        and the module that defines it is summarised like any other.
+        """
+        for folder in self._plugin_folders(os.path.dirname(os.path.abspath(importer))):
+            path = self._classes_in(folder).get(name)
+            if path is not None:
+                module = self.summary(path)
+                if module is not None and name in module.classes:
+                    return module.classes[name]
+        return None
+
+    def _plugin_folders(self, folder: str) -> list[str]:
+        found = []
+        for root in self._import_roots(folder):
+            candidate = root if os.path.basename(root) == "plugins" else os.path.join(root, "plugins")
+            if candidate not in found and os.path.isdir(candidate):
+                found.append(candidate)
+        return found
+
+    def _classes_in(self, folder: str) -> dict[str, str]:
+        classes = self._plugin_classes.get(folder)
+        if classes is None:
+            classes = {}
+            depth0 = folder.count(os.sep)
+            for current, subfolders, files in os.walk(folder):
+                subfolders[:] = (
+                    sorted(d for d in subfolders if not d.startswith(".") and d != "__pycache__")
+                    if current.count(os.sep) - depth0 < 4
+                    else []
+                )
+                for name in sorted(files):
+                    if not name.endswith(".py"):
+                        continue
+                    path = os.path.abspath(os.path.join(current, name))
+                    try:
+                        with open(path, encoding="utf-8", errors="replace") as handle:
+                            text = handle.read(_PLUGIN_SCAN_LIMIT)
+                    except OSError:
+                        continue
+                    for match in _CLASS_STATEMENT.finditer(text):
+                        classes.setdefault(match.group(1), path)
+            self._plugin_classes[folder] = classes
+        return classes
+
     def is_reviewed(self, path: str) -> bool:
         return os.path.abspath(path) in self.reviewed
 
@@ -230,6 +295,88 @@ class ProjectIndex(ProjectView):
             local = frozenset().union(*(self._importable_names(root) for root in self._import_roots(folder)))
             self._local_names[folder] = local
         return local
+
+
+_CLASS_STATEMENT = re.compile(r"^class\s+([A-Za-z_]\w*)", re.MULTILINE)
+_PLUGIN_SCAN_LIMIT = 200_000
+
+#: Airflow's own modules under ``airflow.operators``/``airflow.sensors`` (1.10 and later): a
+#: class imported from one of them is Airflow's, not a plugin's
+_AIRFLOW_MODULES = frozenset(
+    {
+        "bash",
+        "bash_operator",
+        "branch",
+        "branch_operator",
+        "check_operator",
+        "dagrun_operator",
+        "datetime",
+        "dummy",
+        "dummy_operator",
+        "email",
+        "email_operator",
+        "empty",
+        "external_task",
+        "external_task_sensor",
+        "filesystem",
+        "generic_transfer",
+        "http_operator",
+        "latest_only",
+        "latest_only_operator",
+        "python",
+        "python_operator",
+        "sql",
+        "sql_sensor",
+        "subdag",
+        "subdag_operator",
+        "time_delta",
+        "time_delta_sensor",
+        "time_sensor",
+        "trigger_dagrun",
+        "weekday",
+        "base",
+        "base_sensor_operator",
+        "date_time",
+        "date_time_sensor",
+        "smart_sensor",
+        "bash_sensor",
+        "python_sensor",
+        "web_hdfs_sensor",
+        "hdfs_sensor",
+        "s3_key_sensor",
+        "hive_operator",
+        "mysql_operator",
+        "postgres_operator",
+        "presto_check_operator",
+        "s3_file_transform_operator",
+        "slack_operator",
+        "docker_operator",
+        "mssql_operator",
+        "oracle_operator",
+        "sqlite_operator",
+        "jdbc_operator",
+        "pig_operator",
+        "druid_check_operator",
+    }
+)
+
+
+def plugin_class_name(qualified: str | None) -> str | None:
+    """The class name when ``qualified`` is an import from Airflow 1's plugin namespace.
+
+    ``airflow.operators.capstone_plugin.EmrAddStepsOperatorV2`` (a plugin named
+    ``capstone_plugin``) and ``airflow.operators.EmrAddStepsOperatorV2`` give
+    ``EmrAddStepsOperatorV2``; a class of Airflow's own modules
+    (``airflow.operators.python_operator.PythonOperator``) gives None.
+    """
+    if not qualified or not qualified.startswith(("airflow.operators.", "airflow.sensors.")):
+        return None
+    parts = qualified.split(".")
+    if len(parts) == 4 and parts[2] in _AIRFLOW_MODULES:
+        return None
+    if len(parts) not in (3, 4) or not parts[-1][:1].isupper():
+        return None
+    return parts[-1]
 
 
 def _repository_root(folder: str) -> str | None:

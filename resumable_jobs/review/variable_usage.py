@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from resumable_jobs.review.keys import words
+from resumable_jobs.review.keys import names_a_date, words
 from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
@@ -90,6 +90,17 @@ class VariableUsage:
 
     def _collect_advanced(self) -> set[str]:
         return {r.key for r in self.records if r.advances and r.key}
+
+    def date_kept_across_runs(self, key: str | None) -> bool:
+        """A key naming a date or time that a task writes and that is read back elsewhere: by
+        another function, or by the DAG's modules when they are parsed. That is the DAG's
+        position in time, moved on from run to run (``current_date`` set to next week's date,
+        read by the config module the next run imports): a watermark, whatever the key is called.
+        """
+        if not key or "{}" in key or not names_a_date(key):
+            return False
+        writers = self.writers.get(key)
+        return bool(writers) and any(reader not in writers for reader in self.readers.get(key, ()))
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
         """Written in one function and read in another of the same file: a per-run marker."""

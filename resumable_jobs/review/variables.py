@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, replace
 
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
-from resumable_jobs.review.keys import KeyKind, classify
+from resumable_jobs.review.keys import KeyKind, classify, names_a_date
 from resumable_jobs.review.noqa import noqa_codes
 
 __all__ = [
@@ -264,6 +264,10 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     records += _jinja_records(index)
     if any(r.op == "set" for r in records):
         records += _parse_time_reads(index)
+    elif "Variable" in index.source_text:
+        # a module read when the DAG is parsed (a config module) can hold the read-back of a
+        # date another module's task moves on: kept as evidence for RJ004 (see VariableUsage)
+        records += [r for r in _parse_time_reads(index) if names_a_date(r.key)]
     index.__dict__["_variable_records"] = records
     return records
 

@@ -3,9 +3,10 @@ missing or getting wrong, each with a positive and near misses of our own writin
 
 from __future__ import annotations
 
+import os
 import textwrap
 
-from resumable_jobs.review import RULES_BY_CODE, review_source
+from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
 
 
 def found(source: str, *codes: str) -> list[tuple[int, str]]:
@@ -188,3 +189,154 @@ def test_parse_time_read_of_another_key_or_of_configuration_is_a_near_miss():
             HttpOperator(task_id="update", endpoint="/x", data=Variable.get("sync_payload"))
     """
     assert found(configuration, "RJ001") == []
+
+
+# -- issue 15c: an in-house operator imported through Airflow 1's plugin namespace ----------------
+
+_PLUGIN_OPERATORS = """
+    from airflow.contrib.operators.emr_add_steps_operator import EmrAddStepsOperator
+    from airflow.models import BaseOperator
+
+    class TemplatedStepsOperator(EmrAddStepsOperator):
+        template_fields = ["job_flow_id", "steps"]
+
+    class StepsAndWaitOperator(BaseOperator):
+        def execute(self, context):
+            return self.run_and_wait()
+"""
+
+_PLUGIN_DAG = """
+    from airflow import DAG
+    from airflow.contrib.sensors.emr_step_sensor import EmrStepSensor
+    from {module} import {operator}
+
+    dag = DAG("steps")
+    add = {operator}(task_id="add", job_flow_id="j-1", steps=[], dag=dag)
+    {sensor}
+"""
+
+_STEP_SENSOR = (
+    "EmrStepSensor(task_id='watch', job_flow_id='j-1', "
+    "step_id=\"{{ ti.xcom_pull('add', key='return_value')[0] }}\", dag=dag)"
+)
+
+
+def _review_plugin_tree(tmp_path, module: str, operator: str, sensor: str = _STEP_SENSOR):
+    (tmp_path / ".git").mkdir(parents=True)
+    (tmp_path / "plugins" / "team").mkdir(parents=True)
+    (tmp_path / "plugins" / "team" / "steps.py").write_text(textwrap.dedent(_PLUGIN_OPERATORS))
+    (tmp_path / "dags").mkdir()
+    dag = tmp_path / "dags" / "steps.py"
+    dag.write_text(textwrap.dedent(_PLUGIN_DAG.format(module=module, operator=operator, sensor=sensor)))
+    return [(f.line, f.code) for f in review_files([str(dag)], [RULES_BY_CODE["RJ005"]]).findings]
+
+
+def test_subclass_of_a_submit_operator_imported_through_the_plugin_namespace(tmp_path):
+    for module in ("airflow.operators.team_plugin", "airflow.operators"):
+        assert _review_plugin_tree(tmp_path / module, module, "TemplatedStepsOperator") == [(7, "RJ005")], module
+
+
+def test_plugin_operator_that_waits_or_has_no_sensor_or_is_not_found_is_a_near_miss(tmp_path):
+    assert _review_plugin_tree(tmp_path / "a", "airflow.operators.team_plugin", "StepsAndWaitOperator") == []
+    assert _review_plugin_tree(tmp_path / "b", "airflow.operators.team_plugin", "TemplatedStepsOperator", "") == []
+    assert _review_plugin_tree(tmp_path / "c", "airflow.operators.team_plugin", "MissingOperator") == []
+    # a class of Airflow's own modules is never looked up in plugins/
+    assert _review_plugin_tree(tmp_path / "d", "airflow.operators.python_operator", "TemplatedStepsOperator") == []
+
+
+# -- issue 15c: a date the DAG moves on from run to run, read back when the DAG is parsed ---------
+
+_DATE_CONFIG = """
+    from airflow.models import Variable
+
+    START = "2024-01-01"
+    CURRENT_DAY = Variable.get("{key}", default_var=START)
+"""
+
+_DATE_TASKS = """
+    from datetime import date, timedelta
+
+    from airflow.decorators import task
+    from airflow.models import Variable
+
+    from weekly.config import CURRENT_DAY
+
+    @task
+    def reset(**context):
+        if context["dag_run"].run_type == "manual":
+            Variable.set("{key}", "2024-01-01")
+
+    @task
+    def move_on():
+        following = date.fromisoformat(CURRENT_DAY) + timedelta(weeks=1)
+        Variable.set("{key}", following.isoformat())
+"""
+
+
+def _review_date_tree(tmp_path, key: str, config_key: str | None = None, codes=("RJ001", "RJ004")):
+    (tmp_path / "dags" / "weekly").mkdir(parents=True)
+    (tmp_path / "dags" / "weekly" / "config.py").write_text(textwrap.dedent(_DATE_CONFIG.format(key=config_key or key)))
+    tasks = tmp_path / "dags" / "weekly" / "tasks.py"
+    tasks.write_text(textwrap.dedent(_DATE_TASKS.format(key=key)))
+    paths = [str(tmp_path / "dags" / "weekly" / "config.py"), str(tasks)]
+    result = review_files(paths, [RULES_BY_CODE[c] for c in codes])
+    return [(os.path.basename(f.path), f.line, f.code) for f in result.findings]
+
+
+def test_date_a_task_moves_on_and_a_config_module_reads_back_is_a_watermark(tmp_path):
+    for key in ("current_date", "processing_day", "window_start_ts"):
+        assert _review_date_tree(tmp_path / key, key) == [
+            ("tasks.py", 12, "RJ004"),
+            ("tasks.py", 17, "RJ004"),
+        ], key
+
+
+def test_date_read_in_another_task_is_a_watermark_not_a_run_marker():
+    source = """
+        from airflow.models import Variable
+        from airflow.sdk import DAG, task
+
+        @task
+        def extract():
+            since = Variable.get("export_date", default_var="2024-01-01")
+            return since
+
+        @task
+        def finish(ds=None):
+            Variable.set("export_date", ds)
+
+        with DAG("d"):
+            extract() >> finish()
+    """
+    assert found(source, "RJ001", "RJ004") == [(7, "RJ004"), (12, "RJ004")]
+
+
+def test_date_nobody_reads_back_or_read_only_or_a_count_is_a_near_miss(tmp_path):
+    # written, but the config module reads another key: nothing in the tree reads it back
+    assert _review_date_tree(tmp_path / "a", "published_date", config_key="start_date") == []
+    # a count of days is no point in time (one task writes, another reads: RJ001's marker rule)
+    source = """
+        from airflow.models import Variable
+        from airflow.sdk import DAG, task
+
+        @task
+        def count():
+            Variable.set("days_count", 3)
+
+        @task
+        def show():
+            print(Variable.get("days_count"))
+
+        @task
+        def publish(ds=None):
+            Variable.set("report_date", ds)
+            print(Variable.get("report_date"))
+
+        @task
+        def configured():
+            return Variable.get("backfill_start_date")
+
+        with DAG("d"):
+            count() >> show() >> publish() >> configured()
+    """
+    assert found(source, "RJ004") == []

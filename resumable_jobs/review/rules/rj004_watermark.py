@@ -8,8 +8,10 @@ DAG that declares the asset as an inlet or outlet can read it (spec section 4).
 How: inside a task body, ``execute()`` or a ``python_callable``: a ``Variable.set`` whose key
 names a watermark (``watermark``, ``hwm``, ``last_processed_at``, ``last_sync_ts``, ...), and a
 read of such a key (a call or a Jinja ``{{ var.value.key }}``) when some task writes it or the
-key says ``watermark`` outright; and an offset-like key a task reads and then moves on (progress
-from run to run). Decided over the whole reviewed tree, so helpers in other modules count.
+key says ``watermark`` outright; an offset-like key a task reads and then moves on (progress
+from run to run); and a key naming a date that a task writes and something else reads back
+(another task, or a module of the DAG when it is parsed): the DAG's position in time. Decided
+over the whole reviewed tree, so helpers and config modules in other files count.
 
 What it does not do: report date-like configuration that a task only reads (``max_date``,
 ``start_date_override``), or anything at module level.
@@ -37,7 +39,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
         if record.kind is KeyKind.WATERMARK:
             if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
                 continue
-        elif not usage.advanced_across_runs(record.key):
+        elif not usage.advanced_across_runs(record.key) and not usage.date_kept_across_runs(record.key):
             continue
         verb = "stores" if record.op == "set" else "reads"
         call = (

@@ -171,6 +171,8 @@ def record_decision(span: Any, decision: Decision, generation: int | None) -> No
 
 
 class _NoSpan:
+    """Stands in for a span where OpenTelemetry is not installed."""
+
     def set_attribute(self, key: str, value: Any) -> None:
         pass
 
@@ -224,9 +226,12 @@ def log_found_by_token(log: Any, external_id: Any, *, external_id_key: str, toke
 
 def log_persisted(log: Any, decision: Decision, external_id: Any, *, external_id_key: str, generation: int) -> None:
     """The line naming the job a submission produced (INFO: upstream logs it at DEBUG)."""
-    fields: dict[str, Any] = {"external_id_key": external_id_key, "external_id": external_id}
-    fields["generation"] = generation
-    fields["reason"] = decision.reason.value
+    fields: dict[str, Any] = {
+        "external_id_key": external_id_key,
+        "external_id": external_id,
+        "generation": generation,
+        "reason": decision.reason.value,
+    }
     if decision.previous_id is not None:
         fields["replaces"] = decision.previous_id
     log.info(PERSISTED, **fields)

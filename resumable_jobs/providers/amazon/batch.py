@@ -184,12 +184,12 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             )
 
     @property
-    def wait_for_completion(self) -> bool:
+    def wait_for_completion(self) -> Any:
         """Upstream's name for ``wait_for_termination`` (a template field, as upstream's)."""
         return self.wait_for_termination
 
     @wait_for_completion.setter
-    def wait_for_completion(self, value: bool) -> None:
+    def wait_for_completion(self, value: Any) -> None:
         # Template rendering assigns the rendered value back under the field's name.
         self.wait_for_termination = value
 

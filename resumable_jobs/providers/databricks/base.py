@@ -86,8 +86,8 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        # do_xcom_push is named, as upstream names it, so the signatures compare equal; it keeps
-        # BaseOperator's meaning (the run id and page URL go to XCom unless it is False).
+        # Named, as upstream's signature names it; BaseOperator's meaning: False keeps the run id,
+        # page URL and return value out of XCom.
         super().__init__(
             durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, do_xcom_push=do_xcom_push, **kwargs
         )

@@ -23,6 +23,8 @@ from datetime import datetime
 
 import pytest
 
+from tests.e2e.logs import has_event
+
 pytestmark = [pytest.mark.e2e, pytest.mark.durable_only, pytest.mark.spark_cluster]
 
 
@@ -75,8 +77,8 @@ def test_worker_sigterm_keeps_the_driver_and_the_retry_reconnects_to_it(airflow,
     assert "the task instance is 'running'" in first
     assert "Asked the Spark master to kill" not in first
     # the try ended at once, so the retry found the driver still running and reconnected to it
-    assert f"Reconnecting to job '{driver['id']}' (status RUNNING)" in retry
-    reconnected_at = _log_time(retry, "Reconnecting to job")
+    assert has_event(retry, "Reconnecting to existing job", external_id=driver["id"], status="RUNNING")
+    reconnected_at = _log_time(retry, "Reconnecting to existing job")
     if reconnected_at is not None:
         print(f"\nSIGTERM to the supervisor -> retry's reconnect line: {reconnected_at - acted['at']:.1f}s")
     assert "sum=5050 ok=True" in spark_cluster.driver_output(driver["id"])

@@ -194,7 +194,9 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         token = self._token(checkpoint, self._context_ti(context))
         found = self.find_job(token, context)
         if found is not None:
-            telemetry.log_found_by_token(self.log, found, external_id_key=self.external_id_key, token=token)
+            telemetry.log_found_by_token(
+                self.log, found, external_id_key=self.external_id_key, generation=checkpoint.generation
+            )
         return found
 
     def _record_task_completion(self, external_id: Any, context: Context) -> None:

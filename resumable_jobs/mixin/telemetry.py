@@ -220,8 +220,10 @@ def log_decision(log: Any, decision: Decision, *, external_id_key: str, generati
         log.debug(NO_STORED_ID, **fields)
 
 
-def log_found_by_token(log: Any, external_id: Any, *, external_id_key: str, token: str) -> None:
-    log.info(FOUND_BY_TOKEN, external_id_key=external_id_key, external_id=external_id, submission_token=token)
+def log_found_by_token(log: Any, external_id: Any, *, external_id_key: str, generation: int) -> None:
+    # Not the token itself: Airflow's log masker redacts any field named like a token, and the
+    # job (named here) carries it for whoever needs it.
+    log.info(FOUND_BY_TOKEN, external_id_key=external_id_key, external_id=external_id, generation=generation)
 
 
 def log_persisted(log: Any, decision: Decision, external_id: Any, *, external_id_key: str, generation: int) -> None:

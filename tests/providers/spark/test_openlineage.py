@@ -92,4 +92,52 @@ def test_a_failing_injection_is_logged_and_the_driver_still_submitted(master, mo
     monkeypatch.setattr(compat, "inject_parent_job_information_into_spark_properties", unavailable)
     properties = _submitted_properties(master, _op(openlineage_inject_parent_job_info=True))
     assert not any(key.startswith("spark.openlineage.") for key in properties)
-    assert "plugins.macros" in task_logs.event("OpenLineage properties were not added", "warning")["event"]
+    # task_logs.at: structured events on 3.3, stdlib records on Airflow 3.0's operator logger
+    (warning,) = [m for m in task_logs.at("warning") if "OpenLineage properties were not added" in m]
+    assert "plugins.macros" in warning
+
+
+# ---------------------------------------------------------------- YARN and Kubernetes: spark-submit --conf
+@pytest.fixture(params=["yarn", "k8s"])
+def submit_cluster(request, standin_spark_submit):
+    """A YARN or Kubernetes stand-in; ``applications()`` counts what reached it."""
+    standin = request.getfixturevalue(request.param)
+    standin.kind = request.param
+    standin.binary = standin_spark_submit
+    standin.applications = (lambda: len(standin.submissions)) if request.param == "yarn" else (lambda: len(standin.created))
+    return standin
+
+
+def _submit_op(cluster, **kwargs):
+    kwargs.setdefault("task_id", "spark_job")
+    kwargs.setdefault("application", "local:///opt/jobs/etl.py")
+    kwargs.setdefault("status_poll_interval", 0)
+    return SparkSubmitOperator(spark_binary=str(cluster.binary.path), **kwargs)
+
+
+def test_spark_submit_gets_the_parent_run_and_transport_as_conf(submit_cluster, monkeypatch):
+    from tests.providers.spark.conftest import submit_calls
+
+    http_lineage_transport(monkeypatch)
+    op = _submit_op(submit_cluster, openlineage_inject_parent_job_info=True, openlineage_inject_transport_info=True)
+    run_try(op, make_context(InMemoryTaskStateStore(), LineageTaskInstance(task_id="spark_job", dag_id="etl")))
+    (call,) = submit_calls(submit_cluster.binary)
+    assert call["conf"]["spark.openlineage.parentJobName"] == "etl.spark_job"
+    assert is_uuid(call["conf"]["spark.openlineage.parentRunId"])
+    assert call["conf"]["spark.openlineage.transport.url"] == LINEAGE_URL
+    # the cluster manager's own tag, which a retry finds the application by, is still there
+    tag = "spark.yarn.tags" if submit_cluster.kind == "yarn" else "spark.kubernetes.driver.label.resumable-jobs/submission"
+    assert call["conf"][tag]
+
+
+@pytest.mark.durable_only
+def test_spark_submit_retry_reconnects_although_each_try_has_its_own_parent_run_id(submit_cluster):
+    from tests.providers.spark.conftest import submit_calls
+
+    ti = LineageTaskInstance(task_id="spark_job", dag_id="etl", max_tries=2)
+    outcome = run_crash_scenario(
+        lambda: _submit_op(submit_cluster, openlineage_inject_parent_job_info=True), CrashPoint.MID_POLL, ti=ti
+    )
+    assert submit_cluster.applications() == 1
+    assert len(submit_calls(submit_cluster.binary)) == 1
+    assert outcome.result == outcome.store.get(SparkSubmitOperator.external_id_key)

@@ -14,7 +14,7 @@ import importlib
 import inspect
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -162,7 +162,7 @@ def test_the_comparison_notices_what_it_claims_to():
     class Upstream(BaseOperator):
         template_fields = ("a",)
         template_ext = (".sql",)
-        template_fields_renderers = {"a": "sql"}
+        template_fields_renderers: ClassVar[dict[str, str]] = {"a": "sql"}
         operator_extra_links = (Link(), Other())
 
         def __init__(self, *, a: int = 1, gone: str = "x", **kwargs):
@@ -171,7 +171,7 @@ def test_the_comparison_notices_what_it_claims_to():
     class Ours(BaseOperator):
         template_fields = ("b",)
         template_ext = (".json",)
-        template_fields_renderers = {"a": "json"}
+        template_fields_renderers: ClassVar[dict[str, str]] = {"a": "json"}
         operator_extra_links = (Other(), Link())
         ui_color = "#123456"
 

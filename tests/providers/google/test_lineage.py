@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from resumable_jobs.local.standins.bigquery import API, PROJECT
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.testing import (
     CrashPoint,
@@ -23,7 +24,6 @@ from resumable_jobs.testing import (
     make_context,
     run_try,
 )
-from resumable_jobs.local.standins.bigquery import API, PROJECT
 
 pytest.importorskip("airflow.providers.openlineage", reason="the OpenLineage provider is not installed")
 

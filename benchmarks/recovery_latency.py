@@ -5,7 +5,7 @@ the supervisor's graceful shutdown on LocalExecutor or a Celery cold shutdown) t
 one real deployment (``resumable_jobs.local.topologies``):
 
 * a durable synchronous task polling a job that stays RUNNING: seconds from the kill to the
-  retry's "Reconnecting to job" line, and to the task's success (the job is released as soon as
+  retry's "Reconnecting to existing job" line, and to the task's success (the job is released as soon as
   the retry reconnected), plus the number of status calls the reconnecting try made before its
   poll loop started (from the Databricks stand-in's request log);
 * a plain task in the same deployment that only retries: seconds from the same kill to its
@@ -34,7 +34,9 @@ from pathlib import Path
 
 from resumable_jobs.local import worker_deaths
 from resumable_jobs.local.standins.process import StandinProcess
+from resumable_jobs.local.task_logs import LogLine
 from resumable_jobs.local.topologies import deployment
+from resumable_jobs.mixin.telemetry import PERSISTED, RECONNECTING
 
 DAGS = Path(__file__).resolve().parents[1] / "tests" / "production" / "dags"
 DURABLE_DAG, PLAIN_DAG, TASK = "prod_databricks_sync", "prod_plain_retry", "job"
@@ -59,8 +61,8 @@ def durable_sample(airflow, standin: StandinProcess, way: str) -> dict:
     airflow.task_log(DURABLE_DAG, run_id, TASK, 1).wait_for(f"Databricks run {job['id']} is RUNNING", timeout=WAIT)
     death = worker_deaths.WAYS[way](airflow, DURABLE_DAG, run_id, TASK)
     retry_log = airflow.task_log(DURABLE_DAG, run_id, TASK, 2)
-    reconnected = _first(retry_log, f"Reconnecting to job {job['id']!r}", "Submitted job")
-    if reconnected is None or "Submitted job" in reconnected.text:
+    reconnected = _first(retry_log, LogLine(RECONNECTING, {"external_id": job["id"]}), LogLine(PERSISTED))
+    if reconnected is None or PERSISTED in reconnected.text:
         for each in _new_jobs(standin, before):
             standin.release(each["id"])
         airflow.wait_for_run(DURABLE_DAG, run_id, timeout=WAIT)
@@ -110,12 +112,12 @@ def _wait_new_job(standin: StandinProcess, before: set) -> dict:
     raise TimeoutError("the durable task's run never started")
 
 
-def _first(log, *fragments: str):
-    """The first line containing one of ``fragments`` (waiting for it)."""
+def _first(log, *lines: LogLine):
+    """The first line matching one of ``lines`` (waiting for it)."""
     deadline = time.monotonic() + WAIT
     while time.monotonic() < deadline:
         for event in log.events():
-            if any(fragment in event.text for fragment in fragments):
+            if any(line.matches(event) for line in lines):
                 return event
         time.sleep(0.5)
     return None

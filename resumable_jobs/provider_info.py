@@ -1,8 +1,73 @@
-"""What ``airflow providers list`` shows for this package (the ``apache_airflow_provider`` entry point)."""
+"""What Airflow's providers manager learns about this package (the ``apache_airflow_provider`` entry point).
+
+What it is for: ``airflow providers list``, ``airflow providers get --full``, ``airflow providers
+triggers`` and the api-server's extra-link resolution see this package the way they see an
+upstream provider: its integrations, the modules holding its operators and its triggers, the
+link classes its operators show, and where each integration is documented.
+
+How it works: a plain dict in the shape of Airflow's ``provider_info.schema.json``. Integration
+names are the external systems' (as upstream providers name them), so a trigger or operator
+entry points at the integration it belongs to; ``how-to-guide`` names this repository's doc for
+that operator family.
+
+What it does not do: it declares no hooks and no ``connection-types``. The operators use the
+upstream providers' hooks and connection types (``databricks``, ``aws``,
+``google_cloud_platform``, ``spark``), which those providers - installed with each extra -
+register already; declaring them again would make Airflow warn about a duplicate connection type.
+"""
 
 from __future__ import annotations
 
 from resumable_jobs._version import __version__
+
+#: integration name -> (external documentation, our doc, operator modules)
+_INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
+    "Databricks": (
+        "https://docs.databricks.com/",
+        "/docs/providers/databricks.md",
+        [
+            "resumable_jobs.providers.databricks.submit_run",
+            "resumable_jobs.providers.databricks.run_now",
+        ],
+    ),
+    "AWS Batch": (
+        "https://aws.amazon.com/batch/",
+        "/docs/providers/amazon.md",
+        ["resumable_jobs.providers.amazon.batch"],
+    ),
+    "Google BigQuery": (
+        "https://cloud.google.com/bigquery/",
+        "/docs/providers/google.md",
+        ["resumable_jobs.providers.google.bigquery_insert_job"],
+    ),
+    "Apache Spark": (
+        "https://spark.apache.org/",
+        "/docs/providers/spark.md",
+        ["resumable_jobs.providers.spark.operator"],
+    ),
+}
+
+#: integration name -> modules holding triggers of our own, which the triggerer loads by class path
+#: when a deferred task resumes waiting (the other families use upstream's triggers)
+_TRIGGERS: dict[str, list[str]] = {
+    "Apache Spark": [
+        "resumable_jobs.providers.spark.trigger",
+        "resumable_jobs.providers.spark.yarn.trigger",
+        "resumable_jobs.providers.spark.kubernetes.trigger",
+    ],
+}
+
+#: Link classes the api-server may need to resolve operator extra links by class path.
+_EXTRA_LINKS = [
+    "resumable_jobs.providers.amazon.links.BatchJobDetailsLink",
+    "resumable_jobs.providers.amazon.links.BatchJobDefinitionLink",
+    "resumable_jobs.providers.amazon.links.BatchJobQueueLink",
+    "resumable_jobs.providers.amazon.links.BatchCloudWatchLogsLink",
+    "resumable_jobs.providers.databricks.links.DatabricksRunPageLink",
+    "resumable_jobs.providers.google.links.BigQueryJobLink",
+    "resumable_jobs.providers.google.links.BigQueryTableLink",
+    "resumable_jobs.providers.spark.links.SparkMasterUiLink",
+]
 
 
 def get_provider_info() -> dict:
@@ -12,26 +77,19 @@ def get_provider_info() -> dict:
         "description": "Crash-safe submission of Databricks, AWS Batch, BigQuery and Spark jobs: "
         "a retry after a worker crash reconnects to the running job instead of starting a duplicate.",
         "versions": [__version__],
-        # Link classes the api-server may need to resolve operator extra links by class path.
-        "extra-links": [
-            "resumable_jobs.providers.amazon.links.BatchJobDetailsLink",
-            "resumable_jobs.providers.amazon.links.BatchJobDefinitionLink",
-            "resumable_jobs.providers.amazon.links.BatchJobQueueLink",
-            "resumable_jobs.providers.amazon.links.BatchCloudWatchLogsLink",
-            "resumable_jobs.providers.databricks.links.DatabricksRunPageLink",
-            "resumable_jobs.providers.google.links.BigQueryJobLink",
-            "resumable_jobs.providers.google.links.BigQueryTableLink",
-            "resumable_jobs.providers.spark.links.SparkMasterUiLink",
-        ],
-        # Triggers the triggerer loads by class path when a deferred task resumes waiting.
-        "triggers": [
+        "integrations": [
             {
-                "integration-name": "Apache Spark",
-                "python-modules": [
-                    "resumable_jobs.providers.spark.trigger",
-                    "resumable_jobs.providers.spark.yarn.trigger",
-                    "resumable_jobs.providers.spark.kubernetes.trigger",
-                ],
-            },
+                "integration-name": name,
+                "external-doc-url": external_doc,
+                "how-to-guide": [our_doc],
+                "tags": ["resumable"],
+            }
+            for name, (external_doc, our_doc, _) in _INTEGRATIONS.items()
         ],
+        "operators": [
+            {"integration-name": name, "python-modules": modules}
+            for name, (_, _, modules) in _INTEGRATIONS.items()
+        ],
+        "triggers": [{"integration-name": name, "python-modules": modules} for name, modules in _TRIGGERS.items()],
+        "extra-links": list(_EXTRA_LINKS),
     }

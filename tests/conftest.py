@@ -86,6 +86,24 @@ class _LogView:
     def at(self, level: str) -> list[str]:
         return [msg for lvl, msg in self.records if lvl == level]
 
+    def clear(self) -> None:
+        """Forget what was logged so far (the earlier tries of a scenario)."""
+        self._events.clear()
+
+    def events(self, fragment: str, level: str | None = None) -> list[dict]:
+        """The structured events whose message contains ``fragment`` (at ``level``), fields included."""
+        return [
+            e
+            for e in self._events
+            if fragment in str(e.get("event", "")) and (level is None or e.get("log_level") == level)
+        ]
+
+    def event(self, fragment: str, level: str | None = None) -> dict:
+        """The one event whose message contains ``fragment``; fails the test unless there is exactly one."""
+        found = self.events(fragment, level)
+        assert len(found) == 1, f"expected one {level or 'any-level'} event with {fragment!r}, got {found} in {self.records}"
+        return found[0]
+
 
 @pytest.fixture(autouse=True)
 def _reset_shim_warning():

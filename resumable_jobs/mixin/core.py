@@ -26,7 +26,7 @@ from airflow.sdk import ResumableJobMixin as _SdkResumableJobMixin
 from resumable_jobs.mixin import telemetry
 from resumable_jobs.mixin.checkpoint import CheckpointStore, IdTooLargeToPersist, ensure_json_id, is_empty_id
 from resumable_jobs.mixin.contract import SKIPPED_INITS, ResumableJobContract
-from resumable_jobs.mixin.decision import Action, Attempt, Decision, JobState, Reason, decide
+from resumable_jobs.mixin.decision import Action, Attempt, Decision, JobState, Reason, decide, generation_for
 from resumable_jobs.mixin.digests import digest
 from resumable_jobs.mixin.errors import ExternalIdTooLarge, JobNotFoundError
 from resumable_jobs.mixin.record import Checkpoint, Completion
@@ -58,41 +58,44 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             self._validate_resumable_configuration()  # raises: never fall back to polling silently
         if not self.durable:
             return self._run_without_store(context)
+        operator = type(self).__name__
         task_state_store = context.get("task_state_store")
         if task_state_store is None:
-            self.log.warning(
-                "task_state_store is not in the context: crash recovery is off for this try "
-                "(a retry will submit a new job)"
-            )
+            with telemetry.decision_span(operator, self.external_id_key) as span:
+                telemetry.record_no_store(span)
+                telemetry.log_no_store(self.log)
             return self._run_without_store(context)
 
         self._begin_try(context, crash_recovery=True)
         ti = context.get("ti")
         store = CheckpointStore(task_state_store, self.external_id_key, ti=ti)
-        stored_id, checkpoint = store.load()  # raises on a record it cannot use: nothing submitted
-        if is_empty_id(stored_id):
-            self.log.warning(
-                "task_state_store key %r holds an empty id (%r), which names no job: treating it as no stored id",
-                self.external_id_key,
-                stored_id,
+        with telemetry.decision_span(operator, self.external_id_key) as span:
+            stored_id, checkpoint = store.load()  # raises on a record it cannot use: nothing submitted
+            if is_empty_id(stored_id):
+                self.log.warning(
+                    "task_state_store key %r holds an empty id (%r), which names no job: treating it as no stored id",
+                    self.external_id_key,
+                    stored_id,
+                )
+                stored_id = None
+            self._resumable_checkpoint = checkpoint
+            fingerprint = self._fingerprint_digest(context)
+            decision = decide(
+                stored_id=stored_id,
+                checkpoint=checkpoint,
+                fingerprint=fingerprint,
+                attempt=Attempt(getattr(ti, "try_number", None), getattr(ti, "max_tries", None)),
+                probe=lambda external_id: self._probe(external_id, context),
+                find_orphan=lambda cp: self._find_orphan(cp, context),
             )
-            stored_id = None
-        self._resumable_checkpoint = checkpoint
-        fingerprint = self._fingerprint_digest(context)
-        decision = decide(
-            stored_id=stored_id,
-            checkpoint=checkpoint,
-            fingerprint=fingerprint,
-            attempt=Attempt(getattr(ti, "try_number", None), getattr(ti, "max_tries", None)),
-            probe=lambda external_id: self._probe(external_id, context),
-            find_orphan=lambda cp: self._find_orphan(cp, context),
-        )
-        telemetry.emit(decision, type(self).__name__)
+            generation = generation_for(decision, checkpoint)
+            telemetry.record_decision(span, decision, generation)
+        telemetry.count(decision, telemetry.metric_tags(operator, ti))
+        telemetry.log_decision(self.log, decision, external_id_key=self.external_id_key, generation=generation)
 
         if decision.action is Action.SUBMIT:
             external_id = self._submit(decision, stored_id, checkpoint, fingerprint, store, context)
         else:
-            self.log.info(telemetry.describe_resume(decision))
             external_id = decision.external_id
             if decision.adopted:
                 self._persist_id(store, external_id)
@@ -145,7 +148,9 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
             self._job_lifecycle.follow(external_id)  # on_kill can cancel it before it is persisted
             ensure_json_id(external_id, owner=type(self).__name__)
             self._persist_id(store, external_id)
-        self.log.info(telemetry.describe_submission(decision, external_id, checkpoint.generation))
+        telemetry.log_persisted(
+            self.log, decision, external_id, external_id_key=self.external_id_key, generation=checkpoint.generation
+        )
         return external_id
 
     def _fingerprint_digest(self, context: Context) -> str | None:
@@ -189,7 +194,9 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
         token = self._token(checkpoint, self._context_ti(context))
         found = self.find_job(token, context)
         if found is not None:
-            self.log.info("Found job %r submitted with token %s by an earlier try", found, token)
+            telemetry.log_found_by_token(
+                self.log, found, external_id_key=self.external_id_key, generation=checkpoint.generation
+            )
         return found
 
     def _record_task_completion(self, external_id: Any, context: Context) -> None:

@@ -142,3 +142,15 @@ def _same_task_attempt_cycle(completed_max_tries: int | None, attempt: Attempt) 
     handing back a stale result.
     """
     return completed_max_tries is not None and attempt.max_tries is not None and completed_max_tries == attempt.max_tries
+
+
+def generation_for(decision: Decision, checkpoint: Checkpoint | None) -> int | None:
+    """The submission generation the try follows once ``decision`` is acted on.
+
+    A submission that opens a generation gets the next number (1 for the first); every other
+    decision stays in the stored one. None: a job stored without our bookkeeping (an upstream
+    operator's id, before a migration).
+    """
+    if decision.action is Action.SUBMIT and (decision.new_generation or checkpoint is None):
+        return checkpoint.generation + 1 if checkpoint is not None else 1
+    return checkpoint.generation if checkpoint is not None else None

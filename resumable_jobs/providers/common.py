@@ -1,8 +1,9 @@
 """Pieces of the common operator model that every provider family shares.
 
-Kept deliberately small: the default for ``deferrable`` (Airflow's ``[operators]
-default_deferrable``) and a link class that shows a URL the operator stored in XCom. Everything
-about *when* to submit, reconnect or defer lives in the mixin, not here.
+Kept deliberately small: the defaults for ``deferrable`` (Airflow's ``[operators]
+default_deferrable``) and the ``openlineage_inject_*`` flags, and a link class that shows a URL
+the operator stored in XCom. Everything about *when* to submit, reconnect or defer lives in the
+mixin, not here.
 """
 
 from __future__ import annotations
@@ -17,7 +18,20 @@ if TYPE_CHECKING:
     from airflow.models.taskinstancekey import TaskInstanceKey
     from airflow.sdk import BaseOperator
 
-__all__ = ["XComUrlLink", "default_deferrable", "push_xcom"]
+__all__ = ["XComUrlLink", "default_deferrable", "openlineage_default", "push_xcom"]
+
+
+def openlineage_default(value: bool | None, option: str) -> bool:
+    """An explicit ``openlineage_inject_*`` argument, else ``[openlineage] <option>`` (default False).
+
+    Upstream reads the option when its operator module is imported; reading it when the operator
+    is built gives the same value without importing anything at DAG-parse time.
+    """
+    if value is not None:
+        return value
+    from resumable_jobs.shims.sdk_names import airflow_conf
+
+    return airflow_conf().getboolean("openlineage", option, fallback=False)
 
 
 class XComUrlLink(BaseOperatorLink):

@@ -1,7 +1,7 @@
 """A task instance and context just real enough to run an operator's ``execute`` in a test.
 
 The core mixin reads ``task_state_store`` and, when present, ``ti`` (``try_number``,
-``max_tries``, ``task_id``, ``map_index``); operators push XComs through ``ti``; ``on_kill`` asks
+``max_tries``, ``task_id``, ``map_index``, and ``stats_tags`` for the metric tags); operators push XComs through ``ti``; ``on_kill`` asks
 the Execution API for the task instance's own state (``ti.get_task_states``). This module gives
 exactly those - the API's answer is a field you set - plus the two transitions a crash test
 needs: the next try of the same task instance (a retry) and a clear (Airflow raises
@@ -42,6 +42,16 @@ class FakeTaskInstance:
     api_state: str | None = "running"
     api_delay: float = 0.0
     api_calls: int = 0
+    #: The team of a multi-team deployment (None: no teams), as the DAG run carries it.
+    team_name: str | None = None
+
+    @property
+    def stats_tags(self) -> dict[str, str]:
+        """``RuntimeTaskInstance.stats_tags``: the tags Airflow puts on this task's metrics."""
+        tags = {"dag_id": self.dag_id, "task_id": self.task_id}
+        if self.team_name:
+            tags["team_name"] = self.team_name
+        return tags
 
     def xcom_push(self, key: str, value: Any) -> None:
         self.xcom[key] = value

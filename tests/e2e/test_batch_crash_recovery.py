@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.logs import has_event
+
 pytestmark = [pytest.mark.e2e, pytest.mark.durable_only]
 
 DAGS = Path(__file__).resolve().parent / "batch_dags"
@@ -72,8 +74,8 @@ def test_crash_between_submit_and_checkpoint_adopts_the_orphan_by_its_tag(batch_
     assert batch_airflow.xcom(dag_id, TASK_ID) == job["jobId"]
     assert f"E2E: SubmitJob returned {job['jobId']}" in batch_airflow.task_log(dag_id, TASK_ID, 1)
     second = batch_airflow.task_log(dag_id, TASK_ID, 2)
-    assert f"Found job '{job['jobId']}' submitted with token {job['tags'][TOKEN_TAG_KEY]}" in second
-    assert f"Job '{job['jobId']}' found by its submission token already succeeded" in second
+    assert has_event(second, "found by its submission token", external_id=job["jobId"], generation=1)
+    assert has_event(second, "Job already completed successfully", external_id=job["jobId"], found_by_submission_token=True)
     assert "Submitting AWS Batch job" not in second
 
 
@@ -87,6 +89,6 @@ def test_crash_after_the_job_succeeded_returns_it_without_resubmitting(batch_air
     assert batch_airflow.xcom(dag_id, TASK_ID) == job["jobId"]
     assert f"AWS Batch job {job['jobId']} succeeded" in batch_airflow.task_log(dag_id, TASK_ID, 1)
     second = batch_airflow.task_log(dag_id, TASK_ID, 2)
-    assert f"Job '{job['jobId']}' already succeeded" in second
+    assert has_event(second, "Job already completed successfully", external_id=job["jobId"])
     assert "found by its submission token" not in second  # the id was persisted: no lookup needed
     assert "Submitting AWS Batch job" not in second

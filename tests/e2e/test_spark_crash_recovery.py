@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.logs import has_event
+
 pytestmark = [pytest.mark.e2e, pytest.mark.durable_only, pytest.mark.spark_cluster]
 
 
@@ -29,7 +31,8 @@ def test_crash_mid_poll_reconnects_to_the_running_driver(airflow, spark_cluster)
     assert driver["state"] == "FINISHED"
     assert (ti.state, ti.try_number) == ("success", 2)
     assert airflow.xcom("e2e_spark_mid_poll", "spark_job") == driver["id"]
-    assert f"Reconnecting to job '{driver['id']}'" in airflow.task_log("e2e_spark_mid_poll", "spark_job", 2)
+    second = airflow.task_log("e2e_spark_mid_poll", "spark_job", 2)
+    assert has_event(second, "Reconnecting to existing job", external_id=driver["id"], external_id_key="spark_driver_id")
     assert "sum=5050 ok=True" in spark_cluster.driver_output(driver["id"])
 
 
@@ -39,7 +42,8 @@ def test_crash_after_the_driver_finished_returns_without_resubmitting(airflow, s
     assert [d["state"] for d in new] == ["FINISHED"]
     assert (ti.state, ti.try_number) == ("success", 2)
     assert airflow.xcom("e2e_spark_after_succeeded", "spark_job") == new[0]["id"]
-    assert f"Job '{new[0]['id']}' already succeeded" in airflow.task_log("e2e_spark_after_succeeded", "spark_job", 2)
+    second = airflow.task_log("e2e_spark_after_succeeded", "spark_job", 2)
+    assert has_event(second, "Job already completed successfully", external_id=new[0]["id"])
 
 
 def test_crash_between_submit_and_checkpoint_is_the_documented_open_window(airflow, spark_cluster):

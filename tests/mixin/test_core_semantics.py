@@ -88,7 +88,8 @@ def test_active_job_is_reconnected_on_the_sync_path(system, point, task_logs):
     outcome = _crash_then_retry(system, point)
     assert outcome.jobs == 1 and system.submissions == 1
     assert outcome.result == {"job_id": outcome.final_job, "state": "SUCCEEDED"}
-    assert f"Reconnecting to job {outcome.final_job!r} (status RUNNING)" in " ".join(task_logs.at("info"))
+    reconnect = task_logs.event("Reconnecting to existing job", "info")
+    assert (reconnect["external_id"], reconnect["status"]) == (outcome.final_job, "RUNNING")
 
 
 @pytest.mark.parametrize("point", [CrashPoint.AFTER_PERSIST, CrashPoint.BEFORE_DEFER, CrashPoint.AFTER_DEFER])
@@ -129,7 +130,7 @@ def test_succeeded_job_is_not_resubmitted_and_its_result_is_returned(system, def
     outcome = _crash_then_retry(system, CrashPoint.AFTER_JOB_SUCCEEDED, deferrable=deferrable)
     assert outcome.jobs == 1 and system.submissions == 1
     assert outcome.result == {"job_id": outcome.final_job, "state": "SUCCEEDED"}
-    assert any("already succeeded" in m for m in task_logs.at("info"))
+    assert task_logs.event("Job already completed successfully", "info")["external_id"] == outcome.final_job
 
 
 def test_every_path_returns_get_job_result_not_the_poll_value(system):
@@ -163,7 +164,10 @@ def test_cleared_task_submits_a_new_job_with_a_new_token(system, task_logs):
     assert first["job_id"] != second["job_id"]
     tokens = [job.token for job in system.jobs.values()]
     assert tokens[0] != tokens[1] and "-g2-" in tokens[1]
-    assert any("cleared task" in m and first["job_id"] in m for m in task_logs.at("info"))
+    cleared = task_logs.event("before this task instance was cleared", "info")
+    assert cleared["external_id"] == first["job_id"] and cleared["generation"] == 2
+    persisted = task_logs.events("Persisted external ID", "info")[-1]
+    assert (persisted["external_id"], persisted["replaces"]) == (second["job_id"], first["job_id"])
 
 
 def test_failed_job_is_replaced_by_a_new_generation(system):
@@ -190,7 +194,9 @@ def test_job_the_system_forgot_is_resubmitted(system, task_logs):
     system.forget(lost)
     result = run_try(_op(system), make_context(store, ti.next_try()))
     assert result["job_id"] != lost
-    assert any("no longer knows" in m and lost in m for m in task_logs.at("info"))
+    terminal = task_logs.event("Prior job in terminal state", "warning")
+    assert terminal["external_id"] == lost and "no longer knows" in terminal["reason"]
+    assert "status" not in terminal  # the system could not give one
 
 
 def test_changed_request_is_not_reconnected_and_warns_naming_the_old_job(system, task_logs):
@@ -216,7 +222,7 @@ def test_durable_false_touches_no_store(system):
 def test_missing_task_state_store_warns_and_runs_without_recovery(system, task_logs):
     result = run_try(_op(system), make_context(None, FakeTaskInstance()))
     assert result["state"] == "SUCCEEDED"
-    assert any("task_state_store is not in the context" in w for w in task_logs.at("warning"))
+    assert task_logs.event("crash recovery is disabled", "warning")
 
 
 def test_store_errors_propagate_instead_of_resubmitting(system):
@@ -311,11 +317,11 @@ def test_one_info_line_per_decision_and_upstream_metric_names(system, task_logs,
 
     counted = []
     monkeypatch.setattr(telemetry, "incr", lambda name, tags: counted.append((name, tags["operator"])))
-    _crash_then_retry(system, CrashPoint.MID_POLL)
-    infos = [m for m in task_logs.at("info") if m.startswith(("Submitted job", "Reconnecting", "Job "))]
-    assert len(infos) == 2
-    assert infos[0].startswith("Submitted job 'job-") and "no job stored" in infos[0]
-    assert infos[1].startswith("Reconnecting to job 'job-")
+    outcome = _crash_then_retry(system, CrashPoint.MID_POLL)
+    infos = [e for e in task_logs.events("") if e["log_level"] == "info" and "external_id_key" in e]
+    assert [e["event"] for e in infos] == ["Persisted external ID to task store", "Reconnecting to existing job"]
+    assert infos[0]["external_id"] == infos[1]["external_id"] == outcome.final_job
+    assert "no job stored" in infos[0]["reason"] and infos[0]["generation"] == 1
     assert counted == [
         ("resumable_job.fresh_submit", "FakeJobOperator"),
         ("resumable_job.reconnect_attempt", "FakeJobOperator"),

@@ -16,7 +16,7 @@ from typing import Any
 
 from resumable_jobs.local.airflow_deployment import AirflowDeployment
 from resumable_jobs.local.net import wait_until
-from resumable_jobs.local.task_logs import LogEvent, TaskLog
+from resumable_jobs.local.task_logs import LogEvent, LogLine, TaskLog
 from tests.production.backends import Backend, Job
 
 _runs = itertools.count(1)
@@ -79,8 +79,8 @@ class Drill:
         ti = self.wait_for_task("deferred", lambda ti: ti["state"] == "deferred" and ti.get("triggerer_job"))
         return job, ti
 
-    def wait_for_line(self, try_number: int, fragment: str, task_id: str | None = None) -> LogEvent:
-        return self.log(try_number, task_id).wait_for(fragment, timeout=WAIT, check=self._run_not_failed)
+    def wait_for_line(self, try_number: int, what: str | LogLine, task_id: str | None = None) -> LogEvent:
+        return self.log(try_number, task_id).wait_for(what, timeout=WAIT, check=self._run_not_failed)
 
     def _run_not_failed(self) -> None:
         state = self.airflow.rest.dag_run(self.dag_id, self.run_id)["state"]

@@ -7,12 +7,23 @@ not submit). These helpers check all three.
 
 from __future__ import annotations
 
+from resumable_jobs.local.task_logs import LogLine
 from tests.production.backends import Job
 
+#: The mixin's events (upstream's wording; the job is a structured field of the event).
+RECONNECTING = "Reconnecting to existing job"
+ALREADY_COMPLETED = "Job already completed successfully"
+PERSISTED = "Persisted external ID to task store"
 
-def reconnect_line(job: Job) -> str:
+
+def reconnect_line(job: Job) -> LogLine:
     """What the mixin logs when a retry follows the stored, still active job."""
-    return f"Reconnecting to job {job.id!r}"
+    return LogLine(RECONNECTING, {"external_id": job.id})
+
+
+def submitted_line(job: Job, generation: int) -> LogLine:
+    """What the mixin logs once a submission's id is stored."""
+    return LogLine(PERSISTED, {"external_id": job.id, "generation": generation})
 
 
 def kept_line(job: Job) -> str:
@@ -20,9 +31,9 @@ def kept_line(job: Job) -> str:
     return f"The worker is shutting down: keeping job {job.id!r}"
 
 
-def resumed_line(drill, job: Job) -> str:
+def resumed_line(drill, job: Job) -> LogLine:
     """The line a retry logs on a backend that can hold jobs (reconnect) or cannot (already done)."""
-    return reconnect_line(job) if drill.backend.holds_jobs else f"Job {job.id!r} already succeeded"
+    return reconnect_line(job) if drill.backend.holds_jobs else LogLine(ALREADY_COMPLETED, {"external_id": job.id})
 
 
 def assert_single_job_succeeded(drill, job: Job, *, try_number: int, task_id: str | None = None) -> None:
@@ -36,4 +47,4 @@ def assert_single_job_succeeded(drill, job: Job, *, try_number: int, task_id: st
     if try_number > 1:
         retry_log = drill.log(try_number, task_id)
         assert retry_log.contains(resumed_line(drill, job)), f"try {try_number} did not follow job {job.id}"
-        assert not retry_log.contains("Submitted job"), f"try {try_number} submitted a job"
+        assert not retry_log.contains(PERSISTED), f"try {try_number} submitted a job"

@@ -17,7 +17,7 @@ import time
 from resumable_jobs.local import worker_deaths
 from resumable_jobs.local.net import wait_until
 from tests.production.conftest import on, record
-from tests.production.outcomes import assert_single_job_succeeded, resumed_line
+from tests.production.outcomes import assert_single_job_succeeded, resumed_line, submitted_line
 
 SYNC_DAG = {"spark": "prod_spark_sync", "batch": "prod_batch_sync"}
 SUBMIT_AND_SENSOR_DAG = {"spark": "prod_spark_submit_and_sensor", "batch": "prod_batch_submit_and_sensor"}
@@ -78,7 +78,7 @@ def test_cleared_successful_task_submits_exactly_one_new_job(drill_factory, back
     ti = drill.ti()
     assert (ti["state"], ti["try_number"]) == ("success", 2)
     assert str(drill.xcom()) == str(second.id)
-    assert drill.log(2).contains(f"Submitted job {second.id!r} (generation 2)")
+    assert drill.log(2).contains(submitted_line(second, generation=2))
     record(drill, latency="one new job after clear")
 
 

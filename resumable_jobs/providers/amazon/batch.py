@@ -74,23 +74,27 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
     poll_interval_parameters = ("poll_interval",)
     ui_color = "#c3dae0"
 
+    # Upstream's fields (the AWS connection ones included), in upstream's alphabetical order.
     template_fields: Sequence[str] = (
-        "job_name",
-        "job_definition",
-        "job_queue",
-        "container_overrides",
+        "aws_conn_id",
         "array_properties",
-        "ecs_properties_override",
-        "eks_properties_override",
-        "node_overrides",
-        "parameters",
-        "retry_strategy",
-        "tags",
         "awslogs_enabled",
         "awslogs_fetch_interval",
-        "aws_conn_id",
+        "container_overrides",
+        "ecs_properties_override",
+        "eks_properties_override",
+        "job_definition",
+        "job_id",
+        "job_name",
+        "job_queue",
+        "node_overrides",
+        "parameters",
         "region_name",
+        "retry_strategy",
+        "tags",
         "verify",
+        "wait_for_completion",
+        "waiters",
     )
     template_fields_renderers = {
         "container_overrides": "json",
@@ -138,6 +142,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         region_name: str | None = None,
         verify: bool | str | None = None,
         botocore_config: dict | None = None,
+        region: str | None = None,
         durable: bool | None = None,
         cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
@@ -166,7 +171,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.awslogs_fetch_interval = awslogs_fetch_interval
         self.submit_job_timeout = submit_job_timeout
         self.aws_conn_id = aws_conn_id
-        self.region_name = region_name
+        self.region_name = _resolve_region(region_name, region, task_id=self.task_id)
         self.verify = verify
         self.botocore_config = botocore_config
         self.job_id = job_id
@@ -179,9 +184,14 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             )
 
     @property
-    def wait_for_completion(self) -> bool:
-        """Upstream's name for ``wait_for_termination``."""
+    def wait_for_completion(self) -> Any:
+        """Upstream's name for ``wait_for_termination`` (a template field, as upstream's)."""
         return self.wait_for_termination
+
+    @wait_for_completion.setter
+    def wait_for_completion(self, value: Any) -> None:
+        # Template rendering assigns the rendered value back under the field's name.
+        self.wait_for_termination = value
 
     @cached_property
     def hook(self) -> BatchClientHook:
@@ -394,6 +404,24 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             logs = self._publish_log_link(job_id, context)
             return status.failure_summary(job, status.log_location(logs))
         return f"{trigger_message} (job status now {job.get('status')})"
+
+
+def _resolve_region(region_name: str | None, region: str | None, *, task_id: str) -> str | None:
+    """``region`` is the AWS operators' old name of ``region_name``; honour it, with a warning."""
+    if region is None:
+        return region_name
+    if region_name is not None and region_name != region:
+        raise ValueError(
+            f"BatchOperator(task_id={task_id!r}): region={region!r} and region_name={region_name!r} contradict "
+            "each other; region is the old name of region_name: pass only region_name."
+        )
+    warnings.warn(
+        f"BatchOperator(task_id={task_id!r}): region= is the old name of region_name and is used as "
+        "region_name here (upstream's operator accepts it but no longer applies it). Rename it to region_name.",
+        UserWarning,
+        stacklevel=4,
+    )
+    return region
 
 
 def _resolve_wait(wait_for_termination: bool | None, wait_for_completion: bool | None, *, owner: str) -> bool | None:

@@ -57,9 +57,13 @@ class BatchJobQueueLink(XComUrlLink):
 
 
 class BatchCloudWatchLogsLink(XComUrlLink):
-    """The CloudWatch Logs stream of the job's (first) container, once the job has one."""
+    """The CloudWatch Logs stream of the job's (first) container, once the job has one.
 
-    name = "CloudWatch Logs"
+    Labelled "CloudWatch Events", as upstream's operator labels the same page, so a team's
+    runbooks ("open CloudWatch Events on the task") stay right after the switch.
+    """
+
+    name = "CloudWatch Events"
     xcom_key = "batch_cloudwatch_logs_url"
 
 

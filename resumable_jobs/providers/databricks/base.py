@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     )
     from airflow.sdk import Context
 
-__all__ = ["DatabricksRunOperatorBase", "openlineage_default"]
+__all__ = ["DatabricksRunOperatorBase"]
 
 
 class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
@@ -81,11 +81,16 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
         databricks_retry_args: dict[Any, Any] | None = None,
         wait_for_termination: bool = True,
         deferrable: bool | None = None,
+        do_xcom_push: bool = True,
         durable: bool | None = None,
         cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
+        # Named, as upstream's signature names it; BaseOperator's meaning: False keeps the run id,
+        # page URL and return value out of XCom.
+        super().__init__(
+            durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, do_xcom_push=do_xcom_push, **kwargs
+        )
         self.idempotency_token = idempotency_token
         self.databricks_conn_id = databricks_conn_id
         self.polling_period_seconds = polling_period_seconds
@@ -283,12 +288,3 @@ class DatabricksRunOperatorBase(ResumableJobMixin, BaseOperator):
 
     def _params_to_forward(self) -> dict[str, Any]:
         return payload.forwardable_params(getattr(self, "params", None))
-
-
-def openlineage_default(value: bool | None, option: str) -> bool:
-    """An explicit ``openlineage_inject_*`` argument, else ``[openlineage] <option>`` (default False)."""
-    if value is not None:
-        return value
-    from resumable_jobs.shims.sdk_names import airflow_conf
-
-    return airflow_conf().getboolean("openlineage", option, fallback=False)

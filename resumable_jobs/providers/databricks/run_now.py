@@ -5,11 +5,9 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from resumable_jobs.providers.common import openlineage_default
 from resumable_jobs.providers.databricks import payload
-from resumable_jobs.providers.databricks.base import (
-    DatabricksRunOperatorBase,
-    openlineage_default,
-)
+from resumable_jobs.providers.databricks.base import DatabricksRunOperatorBase
 
 if TYPE_CHECKING:
     from airflow.sdk import Context

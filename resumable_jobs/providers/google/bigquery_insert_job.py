@@ -54,6 +54,26 @@ __all__ = ["BigQueryInsertJobOperator"]
 
 #: XCom key of the job id (the task's return value holds it too).
 JOB_ID_XCOM_KEY = "bigquery_job_id"
+
+
+class _LibraryDefaultRetry:
+    """``result_retry``'s default: google-cloud-bigquery's ``DEFAULT_RETRY``, looked up when used.
+
+    Upstream's signature holds the library object itself; naming it here would import the Google
+    libraries whenever a DAG file imports this module.
+    """
+
+    def __repr__(self) -> str:
+        return "google.cloud.bigquery.retry.DEFAULT_RETRY"
+
+    @staticmethod
+    def resolve() -> Any:
+        from google.cloud.bigquery.retry import DEFAULT_RETRY
+
+        return DEFAULT_RETRY
+
+
+DEFAULT_RESULT_RETRY = _LibraryDefaultRetry()
 _LABEL_VALUE_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_-")
 
 
@@ -96,8 +116,8 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
     )
     template_ext: Sequence[str] = (".json", ".sql")
     template_fields_renderers: ClassVar[dict[str, str]] = {"configuration": "json", "configuration.query.query": "sql"}
-    ui_color = "#e4f0e8"
-    operator_extra_links = (BigQueryJobLink(), BigQueryTableLink())
+    ui_color = "#A1BBFF"  # upstream's BigQuery query colour
+    operator_extra_links = (BigQueryTableLink(), BigQueryJobLink())
 
     def __init__(
         self,
@@ -112,7 +132,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         impersonation_chain: str | Sequence[str] | None = None,
         labels: dict[str, str] | None = None,
         cancel_on_kill: bool = True,
-        result_retry: Any = None,
+        result_retry: Any = DEFAULT_RESULT_RETRY,
         result_timeout: float | None = None,
         deferrable: bool | None = None,
         wait_for_termination: bool = True,
@@ -142,6 +162,14 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         self._locations: dict[str, str] = {}  # job id -> location carried across a deferral
 
     # ----------------------------------------------------------------- Airflow entry points
+    @property
+    def sql(self) -> str | None:
+        """The query of a query job (upstream's attribute; OpenLineage's SQL job facet reads it)."""
+        try:
+            return self.configuration["query"]["query"]
+        except (KeyError, TypeError):
+            return None
+
     def prepare_template(self) -> None:
         # A configuration given as a path to a .json file is the file's JSON content.
         if isinstance(self.configuration, str) and self.configuration.endswith(".json"):
@@ -168,6 +196,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
                 project_id=project_id,
                 location=self.location,
                 nowait=True,
+                retry=self._result_retry(),
             )
         except Conflict:
             job = self._existing_job(job_id, ours=ours)
@@ -285,6 +314,18 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
             event = {**event, "external_id": job_id}
         return super().execute_complete(context, event)
 
+    def get_openlineage_facets_on_complete(self, task_instance: Any) -> Any:
+        """Upstream's lineage for the job this try followed, however it came to follow it.
+
+        The OpenLineage listener calls this after the task finished (and, as upstream, after it
+        failed); see :mod:`resumable_jobs.providers.google.lineage`.
+        """
+        from resumable_jobs.providers.google.lineage import job_lineage
+
+        job_id = None if self.current_external_id is None else str(self.current_external_id)
+        location = self._location_of(job_id) if job_id else self.location
+        return job_lineage(self, job_id, location, task_instance)
+
     def cancel_job(self, external_id: Any, context: Context) -> None:
         job_id = str(external_id)
         self._get_hook().cancel_job(job_id=job_id, project_id=self._project_id(), location=self._location_of(job_id))
@@ -307,6 +348,11 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
                 use_legacy_sql=False,
             )
         return self.hook
+
+    def _result_retry(self) -> Any:
+        """The ``Retry`` for the calls that insert and read the job (None: no retries, as upstream)."""
+        retry = self.result_retry
+        return retry.resolve() if isinstance(retry, _LibraryDefaultRetry) else retry
 
     def _project_id(self) -> str:
         return self.project_id or self._get_hook().project_id
@@ -363,9 +409,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         hook = self._get_hook()
         location = self._location_of(job_id) or hook.location
         client = hook.get_client(project_id=self._project_id(), location=location)
-        options: dict[str, Any] = {}
-        if self.result_retry is not None:
-            options["retry"] = self.result_retry
+        options: dict[str, Any] = {"retry": self._result_retry()}
         if self.result_timeout is not None:
             options["timeout"] = self.result_timeout
         try:

@@ -27,9 +27,9 @@ TABLE_URL_XCOM_KEY = "bigquery_table_url"
 
 
 class BigQueryJobLink(XComUrlLink):
-    """Opens the BigQuery console on the job the task followed."""
+    """Opens the BigQuery console on the job the task followed (labelled as upstream's link)."""
 
-    name = "BigQuery Job"
+    name = "BigQuery Job Detail"
     xcom_key = JOB_URL_XCOM_KEY
 
 

@@ -23,6 +23,8 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from airflow.triggers.base import BaseTrigger
 
 __all__ = ["ApplicationStatus", "ClusterManager", "StatusUnavailable"]
@@ -61,8 +63,12 @@ class ClusterManager(ABC):
     lost_hint: ClassVar[str] = "a retry submits a new application"
 
     @abstractmethod
-    def submit(self, token: str) -> str:
-        """Submit the application tagged with ``token`` (where the system can carry one); return its id."""
+    def submit(self, token: str, *, extra_conf: Mapping[str, str] | None = None) -> str:
+        """Submit the application tagged with ``token`` (where the system can carry one); return its id.
+
+        ``extra_conf``: Spark properties for this submission only (OpenLineage's per-try parent
+        run); they are not part of :meth:`fingerprint_payload`.
+        """
 
     def find(self, token: str) -> str | None:
         """The id of the application submitted with ``token``, or None (also: cannot be searched)."""

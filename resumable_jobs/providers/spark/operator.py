@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -33,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
-from resumable_jobs.providers.common import default_deferrable, push_xcom
+from resumable_jobs.providers.common import default_deferrable, openlineage_default, push_xcom
 from resumable_jobs.providers.spark.links import XCOM_DRIVER_ID_KEY, XCOM_MASTER_UI_URL_KEY, SparkMasterUiLink
 from resumable_jobs.providers.spark.request import build_create_request, property_text
 from resumable_jobs.providers.spark.unsupported import reject_unsupported
@@ -70,8 +71,8 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
     (``application``, ``java_class``, ``application_args``, ``conf``, ``name``, driver/executor
     sizing, ``num_executors``, ``jars``, ``files``, ``py_files``, ``env_vars``, ``keytab``,
     ``principal``, ``proxy_user``, ``use_krb5ccache``, ``properties_file``, ``verbose``,
-    ``spark_binary``, ``yarn_queue``, ``yarn_rm_auth``, ``conn_id``, ``status_poll_interval``),
-    plus ``durable``, ``deferrable`` and ``wait_for_termination``. On a standalone master a
+    ``spark_binary``, ``yarn_queue``, ``yarn_rm_auth``, ``conn_id``, ``status_poll_interval``,
+    ``openlineage_inject_*``), plus ``durable``, ``deferrable`` and ``wait_for_termination``. On a standalone master a
     ``.py`` application works too (through ``org.apache.spark.deploy.PythonRunner``), which
     ``spark-submit`` refuses there in cluster mode.
 
@@ -92,7 +93,6 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
     external_id_key = "spark_driver_id"
     external_id_xcom_key = XCOM_DRIVER_ID_KEY
     poll_interval_parameters = ("status_poll_interval",)
-    ui_color = "#FF9933"
 
     template_fields: Sequence[str] = (
         "application",
@@ -127,7 +127,7 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         java_class: str | None = None,
         application_args: list[Any] | None = None,
         conf: dict[str, Any] | None = None,
-        name: str = "airflow-spark",
+        name: str = "arrow-spark",
         driver_memory: str | None = None,
         driver_cores: int | None = None,
         executor_memory: str | None = None,
@@ -155,14 +155,24 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         yarn_track_via_rm_api: bool | None = None,
         track_driver_via_k8s_api: bool | None = None,
         conn_id: str = "spark_default",
-        status_poll_interval: float = 5,
+        status_poll_interval: float = 1,
         deploy_mode: str | None = None,
         deferrable: bool | None = None,
         wait_for_termination: bool = True,
+        openlineage_inject_parent_job_info: bool | None = None,
+        openlineage_inject_transport_info: bool | None = None,
+        reconnect_on_retry: bool | None = None,
         durable: bool | None = None,
         cancel_on_worker_shutdown: bool | None = None,
         **kwargs: Any,
     ) -> None:
+        if reconnect_on_retry is not None:
+            warnings.warn(
+                "reconnect_on_retry is upstream's deprecated name of durable; use durable=.",
+                DeprecationWarning,
+                stacklevel=3,
+            )
+            durable = reconnect_on_retry if durable is None else durable
         reject_unsupported(
             f"{type(self).__name__}(task_id={kwargs.get('task_id', '?')!r})",
             {
@@ -206,6 +216,12 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         self.status_poll_interval = status_poll_interval
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.wait_for_termination = wait_for_termination
+        self.openlineage_inject_parent_job_info = openlineage_default(
+            openlineage_inject_parent_job_info, "spark_inject_parent_job_info"
+        )
+        self.openlineage_inject_transport_info = openlineage_default(
+            openlineage_inject_transport_info, "spark_inject_transport_info"
+        )
         if self.deferrable and self.wait_for_termination and yarn_rm_auth is not None:
             raise ValueError(
                 f"{type(self).__name__}(task_id={self.task_id!r}): yarn_rm_auth cannot reach the triggerer "
@@ -348,7 +364,26 @@ class SparkSubmitOperator(ResumableJobMixin, BaseOperator):
         # The mixin sets the token before every call; a direct call still gets a tag of its own.
         from resumable_jobs.mixin.tokens import one_off_token
 
-        return self.cluster_manager.submit(self.submission_token or one_off_token(task_id=self.task_id))
+        return self.cluster_manager.submit(
+            self.submission_token or one_off_token(task_id=self.task_id),
+            extra_conf=self.openlineage_conf(context),
+        )
+
+    def openlineage_conf(self, context: Context) -> dict[str, str]:
+        """The OpenLineage Spark properties asked for, for this try only (never in the fingerprint).
+
+        The parent run id they carry changes with every try, and a retry must still recognise the
+        application an earlier try submitted, so they go to the submission, not to the request.
+        """
+        from resumable_jobs.providers.spark.lineage import openlineage_properties
+
+        return openlineage_properties(
+            {str(k): property_text(v) for k, v in (self.conf or {}).items() if v is not None},
+            context,
+            parent_job_info=self.openlineage_inject_parent_job_info,
+            transport_info=self.openlineage_inject_transport_info,
+            log=self.log,
+        )
 
     def get_job_status(self, external_id: Any, context: Context) -> str:
         return self.cluster_manager.status(str(external_id)).state

@@ -79,8 +79,8 @@ class SparkSubmitClusterManager(ClusterManager):
         """Whether this task authenticates with Kerberos (a principal from the task or the connection)."""
         return bool(self.spec.principal or self.connection.principal or self.use_krb5ccache)
 
-    def submit(self, token: str) -> str:
-        conf = {**self.spec.conf, **self.submission_conf(token)}
+    def submit(self, token: str, *, extra_conf: Mapping[str, str] | None = None) -> str:
+        conf = {**self.spec.conf, **(extra_conf or {}), **self.submission_conf(token)}
         if self.use_krb5ccache:
             conf.update(KRB5CCACHE_CONF)
         env = self.process_env()

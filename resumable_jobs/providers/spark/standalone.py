@@ -16,7 +16,7 @@ standalone (documented). It ignores the submission token.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -69,8 +69,10 @@ class StandaloneClusterManager(ClusterManager):
 
         return (SparkRestError,)
 
-    def submit(self, token: str) -> str:
+    def submit(self, token: str, *, extra_conf: Mapping[str, str] | None = None) -> str:
         request = self._create_request()
+        if extra_conf:
+            request["sparkProperties"] = {**request["sparkProperties"], **extra_conf}
         self.log.info(
             "Submitting Spark application %s (main class %s) to %s",
             self.application,

@@ -5,8 +5,7 @@ parameter that is silently ignored (or Airflow's generic "invalid arguments" mes
 
 How it works: two checks. :func:`reject_unsupported` runs at construction, before
 ``BaseOperator`` sees the keyword arguments, for what no cluster manager supports here: client
-mode, ``post_submit_commands``, the deprecated ``reconnect_on_retry``, the OpenLineage injection
-flags, and turning the API tracking of YARN/Kubernetes off. :func:`reject_for_cluster_manager`
+mode, ``post_submit_commands``, and turning the API tracking of YARN/Kubernetes off. :func:`reject_for_cluster_manager`
 runs when the task starts - the connection, and so the cluster manager, is only known then - for
 parameters that one cluster manager cannot honour: the ``spark-submit`` ones on a standalone
 master (reached through its REST server, no ``spark-submit`` runs), the YARN ones on Kubernetes,
@@ -28,11 +27,6 @@ _UPSTREAM = "use airflow.providers.apache.spark.operators.spark_submit.SparkSubm
 #: Refused at construction, whatever the cluster manager.
 UNSUPPORTED_PARAMETERS: dict[str, str] = {
     "post_submit_commands": "runs shell commands next to spark-submit; put them in a downstream task",
-    "reconnect_on_retry": "is upstream's deprecated name; use durable=",
-    "openlineage_inject_parent_job_info": "is not supported by this operator; set the OpenLineage "
-    "spark properties in conf={...}",
-    "openlineage_inject_transport_info": "is not supported by this operator; set the OpenLineage "
-    "spark properties in conf={...}",
 }
 
 #: Tracking flags that are always on here; turning them off (upstream: hold spark-submit until the

@@ -118,7 +118,9 @@ def test_crash_after_submit_before_persist_finds_the_orphan_by_tag(moto_batch, t
     assert outcome.submitted_ids == [job_id]  # the retry did not call SubmitJob
     assert outcome.result == job_id
     assert outcome.store.get(ID_KEY) == job_id
-    assert any(f"Job {job_id!r} found by its submission token already succeeded" in m for m in task_logs.at("info"))
+    assert task_logs.event("found by its submission token", "info")["external_id"] == job_id
+    done = task_logs.event("Job already completed successfully", "info")
+    assert (done["external_id"], done["found_by_submission_token"]) == (job_id, True)
 
 
 @pytest.mark.durable_only
@@ -160,7 +162,7 @@ def test_succeeded_job_is_not_resubmitted_and_links_are_pushed_again(moto_batch,
     assert outcome.result == job_id and outcome.submitted_ids == [job_id]
     assert outcome.ti.xcom[ID_KEY] == job_id  # the retry's own XCom (a retry starts empty)
     assert outcome.ti.xcom["batch_job_details_url"].endswith(f"#jobs/detail/{job_id}")
-    assert any(f"Job {job_id!r} already succeeded" in m for m in task_logs.at("info"))
+    assert task_logs.event("Job already completed successfully", "info")["external_id"] == job_id
 
 
 @pytest.mark.durable_only
@@ -185,7 +187,8 @@ def test_id_that_describe_jobs_no_longer_knows_is_resubmitted(moto_batch, task_l
     result = run_try(_op(), make_context(store, FakeTaskInstance()))
     assert moto_batch.job_ids() == [result]
     assert store.get(ID_KEY) == result
-    assert any("no longer knows" in m and "00000000-expired-job" in m for m in task_logs.at("info"))
+    terminal = task_logs.event("Prior job in terminal state", "warning")
+    assert terminal["external_id"] == "00000000-expired-job" and "no longer knows" in terminal["reason"]
 
 
 @pytest.mark.durable_only

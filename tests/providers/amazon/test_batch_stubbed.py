@@ -59,7 +59,8 @@ def test_sync_retry_reconnects_to_the_running_job_and_polls_it(stubbed_batch, ta
     assert result == JOB
     stubbed_batch.stubber.assert_no_pending_responses()
     assert stubbed_batch.submitted == [JOB]
-    assert f"Reconnecting to job {JOB!r} (status RUNNING)" in " ".join(task_logs.at("info"))
+    reconnect = task_logs.event("Reconnecting to existing job", "info")
+    assert (reconnect["external_id"], reconnect["status"]) == (JOB, "RUNNING")
     assert retry_ti.xcom[ID_KEY] == JOB
     assert "log-group/%2Frj%2Fbatch/" in retry_ti.xcom["batch_cloudwatch_logs_url"]
 

@@ -70,6 +70,33 @@ def test_upstream_template_fields_and_extra_links():
     assert BatchOperator.external_id_key == "batch_job_id"
 
 
+def test_region_is_accepted_as_the_old_name_of_region_name():
+    with pytest.warns(UserWarning, match="region= is the old name of region_name"):
+        op = _op(region="eu-west-1")
+    assert op.region_name == "eu-west-1"
+    assert op.hook.region_name == "eu-west-1"  # the client goes to the region the DAG asked for
+
+
+def test_region_and_a_different_region_name_are_rejected():
+    with pytest.raises(ValueError, match="region='eu-west-1' and region_name='us-east-1' contradict"):
+        _op(region="eu-west-1", region_name="us-east-1")
+
+
+def test_job_id_and_waiters_render_as_upstream_templates():
+    from airflow.sdk.definitions.context import Context
+
+    op = _op(job_id="{{ params.job }}", waiters="{{ params.waiters }}", wait_for_completion=False)
+    op.render_template_fields(Context(params={"job": "j-1", "waiters": "w"}))
+    assert (op.job_id, op.waiters) == ("j-1", "w")
+    assert (op.wait_for_completion, op.wait_for_termination) == (False, False)  # a bool renders to itself
+
+
+def test_wait_for_completion_takes_a_bool_not_a_template():
+    # Upstream would take the rendered text by truthiness ("False" waits); here a mode flag must be a bool.
+    with pytest.raises(TypeError, match="wait_for_completion must be True or False"):
+        _op(wait_for_completion="{{ params.wait }}")
+
+
 def test_fingerprint_follows_the_request_and_ignores_the_token():
     a, b = _op(parameters={"day": "1"}), _op(parameters={"day": "1"})
     b.submission_token = "another-token"

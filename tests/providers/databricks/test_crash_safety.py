@@ -74,7 +74,8 @@ def test_conformance_kit_passes_with_the_submit_window_closed(workspace, make, e
 def test_sync_retry_reconnects_to_the_stored_run(workspace, make, endpoint, key, point, task_logs):
     outcome = run_crash_scenario(make, point)
     run_id = _assert_one_successful_run(workspace, outcome, key)
-    assert any(m.startswith(f"Reconnecting to job {run_id!r} (status RUNNING)") for m in task_logs.at("info"))
+    reconnect = task_logs.event("Reconnecting to existing job", "info")
+    assert (reconnect["external_id"], reconnect["status"]) == (run_id, "RUNNING")
 
 
 @pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
@@ -167,7 +168,7 @@ def test_expired_run_404_counts_as_not_found_and_the_retry_submits(workspace, ma
     assert len(workspace.started(endpoint)) == 2
     first_token, second_token = workspace.tokens(endpoint)
     assert first_token != second_token  # a new generation: Databricks must not hand back the old run
-    assert any("no longer knows the stored job" in m for m in task_logs.at("info"))
+    assert "no longer knows the stored job" in task_logs.event("Prior job in terminal state", "warning")["reason"]
 
 
 @pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)
@@ -188,7 +189,7 @@ def test_succeeded_run_is_returned_without_resubmitting(workspace, make, endpoin
     outcome = run_crash_scenario(make, CrashPoint.AFTER_JOB_SUCCEEDED)
     run_id = _assert_one_successful_run(workspace, outcome, key)
     assert len(workspace.started(endpoint)) == 1
-    assert any(m.startswith(f"Job {run_id!r} already succeeded") for m in task_logs.at("info"))
+    assert task_logs.event("Job already completed successfully", "info")["external_id"] == run_id
 
 
 @pytest.mark.parametrize(("make", "endpoint", "key"), OPERATORS)

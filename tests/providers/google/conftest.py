@@ -17,8 +17,15 @@ from resumable_jobs.local.standins.bigquery import PROJECT, BigQueryJobs
 
 
 @pytest.fixture
-def bigquery(monkeypatch):
+def bigquery(bigquery_api):
     """The fake BigQuery, reachable through ``BigQueryHook`` with the default connection."""
+    fake, _ = bigquery_api
+    return fake
+
+
+@pytest.fixture
+def bigquery_api(monkeypatch):
+    """``(fake BigQuery, the requests-mock Mocker serving it)``, for tests that answer more endpoints."""
     import requests_mock
     from airflow.providers.google.cloud.hooks.bigquery import BigQueryHook
     from google.auth.credentials import AnonymousCredentials
@@ -31,4 +38,4 @@ def bigquery(monkeypatch):
     fake = BigQueryJobs()
     with requests_mock.Mocker(case_sensitive=True) as mocker:
         fake.install(mocker)
-        yield fake
+        yield fake, mocker

@@ -25,8 +25,6 @@ def _op(**kwargs):
     ("parameter", "value", "alternative"),
     [
         ("post_submit_commands", ["echo hi"], "downstream task"),
-        ("reconnect_on_retry", True, "durable="),
-        ("openlineage_inject_parent_job_info", True, "conf="),
         ("yarn_track_via_rm_api", False, "always on here"),
         ("track_driver_via_k8s_api", False, "always on here"),
     ],
@@ -51,8 +49,8 @@ def test_client_mode_is_refused_with_the_reason():
 
 def test_all_unsupported_parameters_are_reported_at_once():
     with pytest.raises(TypeError) as raised:
-        _op(post_submit_commands=["x"], reconnect_on_retry=True)
-    assert "post_submit_commands=" in str(raised.value) and "reconnect_on_retry=" in str(raised.value)
+        _op(post_submit_commands=["x"], yarn_track_via_rm_api=False)
+    assert "post_submit_commands=" in str(raised.value) and "yarn_track_via_rm_api=" in str(raised.value)
 
 
 def test_upstream_yarn_and_kubernetes_parameters_are_accepted_at_construction():
@@ -171,3 +169,18 @@ def test_every_spark_trigger_is_registered_with_the_provider():
         module = importlib.import_module(name)
         own = [c for _, c in inspect.getmembers(module, inspect.isclass) if c.__module__ == name]
         assert any(issubclass(c, BaseTrigger) for c in own), name
+
+
+def test_reconnect_on_retry_is_upstreams_deprecated_name_of_durable():
+    with pytest.warns(DeprecationWarning, match="reconnect_on_retry is upstream's deprecated name of durable"):
+        op = _op(reconnect_on_retry=False)
+    assert op.durable is False
+
+
+def test_upstream_defaults_for_name_polling_and_colour():
+    from airflow.sdk import BaseOperator
+
+    op = _op()
+    assert op.create_request()["sparkProperties"]["spark.app.name"] == "arrow-spark"
+    assert op.status_poll_interval == 1
+    assert SparkSubmitOperator.ui_color == BaseOperator.ui_color

@@ -101,7 +101,8 @@ def test_driver_lost_in_a_master_restart_is_resubmitted(master, task_logs):
     result = run_try(_factory()(), make_context(store, ti.next_try()))
     assert len(master.creates) == 1
     assert result == "driver-20260101000000-0000"
-    assert any("driver-20250101000000-0007" in m and "no longer knows" in m for m in task_logs.at("info"))
+    terminal = task_logs.event("Prior job in terminal state", "warning")
+    assert terminal["external_id"] == "driver-20250101000000-0007" and "no longer knows" in terminal["reason"]
 
 
 @pytest.mark.durable_only

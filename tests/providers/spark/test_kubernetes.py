@@ -60,7 +60,7 @@ def test_driver_container_exit_code_decides_before_the_pod_phase(k8s, standin_sp
 
 def test_failed_driver_fails_the_task_with_exit_code_and_reason(k8s, standin_spark_submit):
     k8s.outcome, k8s.exit_code = "Failed", 1
-    with pytest.raises(ExternalJobFailed, match=r"Spark driver pod etl:airflow-spark-\w+-driver ended Failed \(exit code 1, Error\)"):
+    with pytest.raises(ExternalJobFailed, match=r"Spark driver pod etl:arrow-spark-\w+-driver ended Failed \(exit code 1, Error\)"):
         run_try(_op(standin_spark_submit), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
 
 

@@ -213,7 +213,7 @@ def test_the_submit_command_carries_upstreams_yarn_parameters(yarn, standin_spar
         "--executor-memory": "2g",
         "--driver-memory": "1g",
         "--proxy-user": "etl",
-        "--name": "airflow-spark",
+        "--name": "arrow-spark",
         "--class": "com.example.Etl",
         "--queue": "from-connection",
         "--verbose": True,

@@ -32,7 +32,8 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, dotted_name, subnodes
+from resumable_jobs.review.jobstart import started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
@@ -69,10 +70,10 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
     if node.function is not None:
         if set(words(node.function.name)) & _SUBMIT_WORDS and not _has_poll_loop(index, node.function):
             return _HAND_WRITTEN
-        return None
+        return _sdk_started(index, node)
     model = operator_wait_model(index, node.operator)
     if model is None:
-        return _flagged_off(index, node)
+        return _flagged_off(index, node) or _sdk_started(index, node)
     if model.keyword is not None:
         wait = node.setting(model.keyword)
         if wait is not None:
@@ -141,7 +142,42 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if node.function is not None:
         decorator = index.task_decorator(node.function) or ""
         return decorator.endswith(".sensor") or _has_poll_loop(index, node.function)
-    return _is_sensor_class(index, node.operator)
+    if _is_sensor_class(index, node.operator):
+        return True
+    # a PythonOperator whose callable (a function of this file) loops with sleep: a poll task
+    return any(_has_poll_loop(index, func) for func in _callables(index, node))
+
+
+# -- jobs started through an SDK or a hook inside a task ---------------------------------------
+
+_SDK_STARTED = WaitModel(None, True, False)
+
+
+def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
+    """A task whose body starts a job through a client or hook method and returns without
+    waiting for it (see :mod:`resumable_jobs.review.jobstart`): a ``@task`` function or a
+    ``python_callable`` of this file, or one imported from another module of the tree."""
+    bodies = _callables(index, node)
+    if bodies:
+        started = started_job(index, bodies)
+    else:
+        started = _imported_callable_start(index, node)
+    if started is None:
+        return None
+    node.__dict__["_rj005_started"] = started
+    return _SDK_STARTED
+
+
+def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:
+    kw = node.keyword("python_callable")
+    if kw is None or not index.imports_local_code:
+        return None
+    local = dotted_name(kw.value)
+    if not local or local.split(".")[0] not in index.aliases:
+        return None
+    qualified = index.resolve(kw.value)
+    facts = index.project.function(index.abspath, qualified) if qualified else None
+    return facts.job_start if facts is not None else None
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
@@ -160,7 +196,8 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
         return True  # an in-house sensor class of this file
     if index.imports_local_code:
         return True  # perhaps one imported from another module of the tree
-    return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
+    # a poll loop in a @task or a python_callable (runtime functions include both)
+    return any(f in index.runtime_functions for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions
     )
 
@@ -296,7 +333,12 @@ def _finding(
         if down not in sensors and down not in after_sensors and not any(s in graph.reachable(down) for s in sensors)
     ]
     sensor_names = ", ".join(f"'{s.label}'" for s in sensors)
-    how = "is a hand-written submit task" if model is _HAND_WRITTEN else f"does not wait ({model.describe_no_wait()})"
+    if model is _HAND_WRITTEN:
+        how = "is a hand-written submit task"
+    elif model is _SDK_STARTED:
+        how = f"starts a job ({submit.__dict__.get('_rj005_started')}()) and returns without waiting for it"
+    else:
+        how = f"does not wait ({model.describe_no_wait()})"
     message = (
         f"'{submit.label}' {how} and {sensor_names} {'wait' if len(sensors) > 1 else 'waits'} for "
         "the same job: the submit turns "
@@ -316,7 +358,8 @@ def _finding(
 
 
 def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], skipping: list[TaskNode]) -> str:
-    wait = model.describe_wait() if model is not _HAND_WRITTEN else "wait_for_termination=True"
+    hand_written = model is _HAND_WRITTEN or model is _SDK_STARTED
+    wait = "wait_for_termination=True" if hand_written else model.describe_wait()
     sensor = sensors[0]
     submit_class = _class_name(submit, "SubmitOperator")
     lines = []
@@ -335,7 +378,7 @@ def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], ski
         '- Long job and scarce worker slots: keep the split with a mode="reschedule" sensor, and keep',
         "  the submit crash-safe (durable=True): splitting does not protect the submit.",
     ]
-    if model is _HAND_WRITTEN:
+    if hand_written:
         lines += [
             "Before:",
             f"    job = {submit_class}()",

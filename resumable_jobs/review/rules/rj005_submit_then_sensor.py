@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, dotted_name, subnodes
-from resumable_jobs.review.jobstart import started_job
+from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
@@ -145,6 +145,8 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if _is_sensor_class(index, node.operator):
         return True
     # a PythonOperator whose callable (a function of this file) loops with sleep: a poll task
+    if not index.functions_with_loops or node.keyword("python_callable") is None:
+        return False
     return any(_has_poll_loop(index, func) for func in _callables(index, node))
 
 
@@ -157,11 +159,14 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     """A task whose body starts a job through a client or hook method and returns without
     waiting for it (see :mod:`resumable_jobs.review.jobstart`): a ``@task`` function or a
     ``python_callable`` of this file, or one imported from another module of the tree."""
-    bodies = _callables(index, node)
-    if bodies:
-        started = started_job(index, bodies)
+    if node.function is None and node.keyword("python_callable") is None:
+        return None
+    if index.called_names.isdisjoint(JOB_START_METHODS):
+        # the body is not in this file, or it starts no job; only an imported callable is left
+        started = None if node.function is not None else _imported_callable_start(index, node)
     else:
-        started = _imported_callable_start(index, node)
+        bodies = _callables(index, node)
+        started = started_job(index, bodies) if bodies else _imported_callable_start(index, node)
     if started is None:
         return None
     node.__dict__["_rj005_started"] = started

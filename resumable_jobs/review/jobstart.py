@@ -77,8 +77,8 @@ def _told_to_wait(call: ast.Call) -> bool:
 
 
 def _sleeps_in_loop(func: FunctionNode) -> bool:
-    for loop in subnodes(func):
-        if isinstance(loop, (ast.While, ast.For, ast.AsyncFor)):
-            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(loop)):
-                return True
-    return False
+    return any(
+        isinstance(loop, (ast.While, ast.For, ast.AsyncFor))
+        and any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(loop))
+        for loop in subnodes(func)
+    )

@@ -41,19 +41,25 @@ def test_taskflow_task_starting_a_glue_job_then_a_sensor():
 def test_task_that_waits_for_its_own_job_is_a_near_miss():
     for body in (
         # a poll loop in the same task
-        'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
-        "            while glue.get_job_run(JobName='orders', RunId=rid)['JobRun']['JobRunState'] == 'RUNNING':\n"
-        "                time.sleep(30)\n"
-        "            return rid",
+        (
+            'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
+            "            while glue.get_job_run(JobName='orders', RunId=rid)['JobRun']['JobRunState'] == 'RUNNING':\n"
+            "                time.sleep(30)\n"
+            "            return rid"
+        ),
         # a bounded poll loop
-        'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
-        "            for _ in range(100):\n"
-        "                time.sleep(30)\n"
-        "            return rid",
+        (
+            'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
+            "            for _ in range(100):\n"
+            "                time.sleep(30)\n"
+            "            return rid"
+        ),
         # a boto3 waiter
-        'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
-        '            glue.get_waiter("job_run_succeeded").wait(JobName="orders", RunId=rid)\n'
-        "            return rid",
+        (
+            'rid = glue.start_job_run(JobName="orders")["JobRunId"]\n'
+            '            glue.get_waiter("job_run_succeeded").wait(JobName="orders", RunId=rid)\n'
+            "            return rid"
+        ),
         # no job started at all: reading a job run is not starting one
         'return glue.get_job_run(JobName="orders", RunId="x")["JobRun"]["Id"]',
     ):

@@ -11,9 +11,11 @@ How: in each DAG scope (see :mod:`resumable_jobs.review.taskgraph`), a submit ta
 operator from :mod:`resumable_jobs.review.operators` (or an in-house subclass of one, in this
 file or another module of the tree) told not to wait, by keyword or by an attribute set after
 construction, or one that does not wait by default; or a ``@task`` named
-submit/start/launch/trigger with no polling loop. A sensor or poll task is a ``*Sensor`` or
-``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a ``@task`` that loops with
-``sleep``. The two are on the same job when the sensor takes the submit's output
+submit/start/launch/trigger with no polling loop; or a task whose code (a ``@task``, or a
+``python_callable`` of this file or another module of the tree) starts a job through a client or
+hook method and does not wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
+task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a
+``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the sensor takes the submit's output
 (``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
 pulls the submit's XCom by task id in a template or in its callable, or names the same job
 (``job_name=``, ``batch_id=``, ``ingestion_id=``). Sensors are indexed by these links, so a scope with many tasks

@@ -47,6 +47,8 @@ class FunctionFacts:
     variable_accesses: tuple = ()
     #: qualified names (in the defining module's namespace) of imported functions it calls
     calls: tuple[str, ...] = ()
+    #: the job-start client method it calls when it does not wait for the job (RJ005)
+    job_start: str | None = None
 
 
 @dataclass(frozen=True)
@@ -395,6 +397,7 @@ def _repository_root(folder: str) -> str | None:
 def summarise_index(index) -> ModuleSummary:
     """The summary of a parsed module (a :class:`ModuleIndex`)."""
     from resumable_jobs.review.index import dotted_name
+    from resumable_jobs.review.jobstart import started_job
     from resumable_jobs.review.variables import variable_records_of
 
     summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases))
@@ -408,7 +411,11 @@ def summarise_index(index) -> ModuleSummary:
                     if local and local.split(".")[0] in index.aliases:
                         calls.append(index.resolve(site.node.func))
             summary.functions[func.name] = FunctionFacts(
-                os.path.abspath(index.path), func.name, tuple(variable_records_of(index, reached)), tuple(calls)
+                os.path.abspath(index.path),
+                func.name,
+                tuple(variable_records_of(index, reached)),
+                tuple(calls),
+                started_job(index, [func]),
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):

@@ -11,9 +11,11 @@ How: in each DAG scope (see :mod:`resumable_jobs.review.taskgraph`), a submit ta
 operator from :mod:`resumable_jobs.review.operators` (or an in-house subclass of one, in this
 file or another module of the tree) told not to wait, by keyword or by an attribute set after
 construction, or one that does not wait by default; or a ``@task`` named
-submit/start/launch/trigger with no polling loop. A sensor or poll task is a ``*Sensor`` or
-``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a ``@task`` that loops with
-``sleep``. The two are on the same job when the sensor takes the submit's output
+submit/start/launch/trigger with no polling loop; or a task whose code (a ``@task``, or a
+``python_callable`` of this file or another module of the tree) starts a job through a client or
+hook method and does not wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
+task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a
+``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the sensor takes the submit's output
 (``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
 pulls the submit's XCom by task id in a template or in its callable, or names the same job
 (``job_name=``, ``batch_id=``, ``ingestion_id=``). Sensors are indexed by these links, so a scope with many tasks
@@ -32,7 +34,8 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, dotted_name, subnodes
+from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
@@ -69,10 +72,10 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
     if node.function is not None:
         if set(words(node.function.name)) & _SUBMIT_WORDS and not _has_poll_loop(index, node.function):
             return _HAND_WRITTEN
-        return None
+        return _sdk_started(index, node)
     model = operator_wait_model(index, node.operator)
     if model is None:
-        return _flagged_off(index, node)
+        return _flagged_off(index, node) or _sdk_started(index, node)
     if model.keyword is not None:
         wait = node.setting(model.keyword)
         if wait is not None:
@@ -141,7 +144,47 @@ def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if node.function is not None:
         decorator = index.task_decorator(node.function) or ""
         return decorator.endswith(".sensor") or _has_poll_loop(index, node.function)
-    return _is_sensor_class(index, node.operator)
+    if _is_sensor_class(index, node.operator):
+        return True
+    # a PythonOperator whose callable (a function of this file) loops with sleep: a poll task
+    if not index.functions_with_loops or node.keyword("python_callable") is None:
+        return False
+    return any(_has_poll_loop(index, func) for func in _callables(index, node))
+
+
+# -- jobs started through an SDK or a hook inside a task ---------------------------------------
+
+_SDK_STARTED = WaitModel(None, True, False)
+
+
+def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
+    """A task whose body starts a job through a client or hook method and returns without
+    waiting for it (see :mod:`resumable_jobs.review.jobstart`): a ``@task`` function or a
+    ``python_callable`` of this file, or one imported from another module of the tree."""
+    if node.function is None and node.keyword("python_callable") is None:
+        return None
+    if index.called_names.isdisjoint(JOB_START_METHODS):
+        # the body is not in this file, or it starts no job; only an imported callable is left
+        started = None if node.function is not None else _imported_callable_start(index, node)
+    else:
+        bodies = _callables(index, node)
+        started = started_job(index, bodies) if bodies else _imported_callable_start(index, node)
+    if started is None:
+        return None
+    node.__dict__["_rj005_started"] = started
+    return _SDK_STARTED
+
+
+def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:
+    kw = node.keyword("python_callable")
+    if kw is None or not index.imports_local_code:
+        return None
+    local = dotted_name(kw.value)
+    if not local or local.split(".")[0] not in index.aliases:
+        return None
+    qualified = index.resolve(kw.value)
+    facts = index.project.function(index.abspath, qualified) if qualified else None
+    return facts.job_start if facts is not None else None
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:
@@ -160,7 +203,8 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
         return True  # an in-house sensor class of this file
     if index.imports_local_code:
         return True  # perhaps one imported from another module of the tree
-    return any(index.is_task_function(f) for f in index.functions_with_loops) or any(
+    # a poll loop in a @task or a python_callable (runtime functions include both)
+    return any(f in index.runtime_functions for f in index.functions_with_loops) or any(
         (index.task_decorator(f) or "").endswith(".sensor") for f in index.functions
     )
 
@@ -296,7 +340,12 @@ def _finding(
         if down not in sensors and down not in after_sensors and not any(s in graph.reachable(down) for s in sensors)
     ]
     sensor_names = ", ".join(f"'{s.label}'" for s in sensors)
-    how = "is a hand-written submit task" if model is _HAND_WRITTEN else f"does not wait ({model.describe_no_wait()})"
+    if model is _HAND_WRITTEN:
+        how = "is a hand-written submit task"
+    elif model is _SDK_STARTED:
+        how = f"starts a job ({submit.__dict__.get('_rj005_started')}()) and returns without waiting for it"
+    else:
+        how = f"does not wait ({model.describe_no_wait()})"
     message = (
         f"'{submit.label}' {how} and {sensor_names} {'wait' if len(sensors) > 1 else 'waits'} for "
         "the same job: the submit turns "
@@ -316,7 +365,8 @@ def _finding(
 
 
 def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], skipping: list[TaskNode]) -> str:
-    wait = model.describe_wait() if model is not _HAND_WRITTEN else "wait_for_termination=True"
+    hand_written = model is _HAND_WRITTEN or model is _SDK_STARTED
+    wait = "wait_for_termination=True" if hand_written else model.describe_wait()
     sensor = sensors[0]
     submit_class = _class_name(submit, "SubmitOperator")
     lines = []
@@ -335,7 +385,7 @@ def _suggestion(model: WaitModel, submit: TaskNode, sensors: list[TaskNode], ski
         '- Long job and scarce worker slots: keep the split with a mode="reschedule" sensor, and keep',
         "  the submit crash-safe (durable=True): splitting does not protect the submit.",
     ]
-    if model is _HAND_WRITTEN:
+    if hand_written:
         lines += [
             "Before:",
             f"    job = {submit_class}()",

@@ -1,0 +1,84 @@
+"""Jobs started through a client or hook method inside a task body, without waiting for them.
+
+Shared by RJ005 (for task bodies of the reviewed file) and the project index (for functions of
+other modules handed over as ``python_callable=``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+
+__all__ = ["JOB_START_METHODS", "started_job"]
+
+#: client and hook methods that start an external job and return its id at once: boto3 (Glue and
+#: EMR Serverless ``start_job_run``, Batch and Dataproc ``submit_job``, Athena, EMR steps, Step
+#: Functions, SageMaker, CodeBuild), Airflow's Databricks hook and the Databricks REST/SDK
+#: (``submit_run``, ``run_now``). A bare ``submit`` is left out: executors have one too.
+JOB_START_METHODS = frozenset(
+    {
+        "start_job_run",
+        "submit_job",
+        "submit_job_as_operation",
+        "start_query_execution",
+        "add_job_flow_steps",
+        "start_execution",
+        "start_pipeline_execution",
+        "create_training_job",
+        "create_processing_job",
+        "create_transform_job",
+        "start_build",
+        "submit_run",
+        "run_now",
+    }
+)
+
+#: calls that mean the task waits for the job itself: boto3 waiters, hooks' ``wait_for_*`` and
+#: ``poll_*``, the Databricks SDK's ``.result()``
+_WAIT_PREFIXES = ("wait", "poll", "get_waiter", "result")
+
+
+def started_job(index: ModuleIndex, bodies: Iterable[FunctionNode]) -> str | None:
+    """The job-start method a task body calls (itself or through the file's helpers it calls),
+    when the body does not also wait for the job: no waiter, no ``wait_*``/``poll_*`` call, no
+    loop that sleeps. None otherwise."""
+    if not index.called_names & JOB_START_METHODS:
+        return None
+    reached: set[FunctionNode] = set()
+    for body in bodies:
+        reached |= index.reached_from(body)
+    started = None
+    for func in reached:
+        for site in index.calls_by_function.get(func, ()):
+            name = call_name(site.node)
+            if not name or not isinstance(site.node.func, ast.Attribute):
+                continue
+            if name in JOB_START_METHODS:
+                if _told_to_wait(site.node):
+                    return None  # EmrHook.add_job_flow_steps(..., wait_for_completion=True)
+                started = started or name
+            elif name.startswith(_WAIT_PREFIXES):
+                return None
+    if started is None:
+        return None
+    if "sleep" in index.called_names and any(_sleeps_in_loop(f) for f in reached):
+        return None
+    return started
+
+
+def _told_to_wait(call: ast.Call) -> bool:
+    """A hook method that waits when asked to: a wait flag that is not a literal False."""
+    for kw in call.keywords:
+        if kw.arg in ("wait_for_completion", "wait_for_termination", "wait"):
+            return not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+    return False
+
+
+def _sleeps_in_loop(func: FunctionNode) -> bool:
+    return any(
+        isinstance(loop, (ast.While, ast.For, ast.AsyncFor))
+        and any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(loop))
+        for loop in subnodes(func)
+    )

@@ -67,6 +67,15 @@ class Drill:
 
         return wait_until(running, timeout=timeout, what=f"{self.run_id}'s job to be RUNNING", interval=0.5)
 
+    def wait_for_jobs_to_end(self, what: str, timeout: float = WAIT) -> list[Job]:
+        """The jobs this run started, once none of them is RUNNING any more."""
+
+        def ended() -> list[Job] | None:
+            jobs = self.new_jobs()
+            return jobs if jobs and all(job.state != self.backend.running for job in jobs) else None
+
+        return wait_until(ended, timeout=timeout, what=what, interval=0.5)
+
     def wait_polling(self, try_number: int = 1) -> Job:
         """Wait until try ``try_number`` is running and polls its RUNNING job; return the job."""
         job = self.wait_for_running_job()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 
 from resumable_jobs.local import worker_deaths
-from resumable_jobs.local.net import wait_until
 from tests.production.conftest import on, record
 from tests.production.outcomes import assert_single_job_succeeded, resumed_line, submitted_line
 
@@ -29,11 +28,7 @@ def test_running_task_marked_failed_through_the_api_cancels_its_job(drill_factor
     job = drill.wait_polling()
     drill.airflow.rest.set_task_state(drill.dag_id, drill.run_id, "job", "failed")
     assert drill.finish() == "failed"
-    jobs = wait_until(
-        lambda: (j := drill.new_jobs()) and all(x.state != backend.running for x in j) and j,
-        timeout=120,
-        what=f"job {job.id} to end after the task was marked failed",
-    )
+    jobs = drill.wait_for_jobs_to_end(f"job {job.id} to end after the task was marked failed", timeout=120)
     assert [(j.id, j.state) for j in jobs] == [(job.id, "KILLED")], "the job was not cancelled, or another started"
     ti = drill.ti()
     assert (ti["state"], ti["try_number"]) == ("failed", 1)
@@ -49,11 +44,7 @@ def test_whole_worker_sigkill_on_the_last_try_has_the_failure_callback_cancel_th
     death = worker_deaths.kill_whole_worker(drill.airflow, drill.dag_id, drill.run_id, "job")
     assert drill.finish() == "failed"
     assert len(drill.heartbeat_timeouts()) == 1  # nobody but the scheduler saw the worker go
-    jobs = wait_until(
-        lambda: (j := drill.new_jobs()) and all(x.state != backend.running for x in j) and j,
-        timeout=180,
-        what=f"job {job.id} to be cancelled by the failure callback",
-    )
+    jobs = drill.wait_for_jobs_to_end(f"job {job.id} to be cancelled by the failure callback", timeout=180)
     assert [(j.id, j.state) for j in jobs] == [(job.id, "KILLED")], "the job was left running, or another started"
     ti = drill.ti()
     assert (ti["state"], ti["try_number"]) == ("failed", 1)

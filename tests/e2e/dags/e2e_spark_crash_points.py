@@ -11,14 +11,13 @@ from __future__ import annotations
 import datetime
 import os
 import signal
-import time
 from typing import Any
 
 from airflow.sdk import DAG
 
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
-CRASH_POINTS = ("after_submit", "mid_poll", "after_succeeded")
+CRASH_POINTS = ("after_submit", "after_succeeded")
 
 
 class SelfKillingSparkSubmitOperator(SparkSubmitOperator):
@@ -39,11 +38,6 @@ class SelfKillingSparkSubmitOperator(SparkSubmitOperator):
         return driver_id
 
     def poll_until_complete(self, external_id: Any, context: Any) -> None:
-        if self.crash_point == "mid_poll" and context["ti"].try_number == 1:
-            deadline = time.monotonic() + 120
-            while self.get_job_status(external_id, context) != "RUNNING" and time.monotonic() < deadline:
-                time.sleep(1)
-            self._die_if("mid_poll", context)
         super().poll_until_complete(external_id, context)
         self._die_if("after_succeeded", context)
 

@@ -11,13 +11,11 @@ master sends (``CreateSubmissionResponse``, ``SubmissionStatusResponse``,
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 SERVER_VERSION = "4.3.0"
@@ -161,35 +159,7 @@ class FakeSparkMaster:
     @contextmanager
     def serve(self) -> Iterator[str]:
         """Serve real HTTP on a free port of 127.0.0.1; yield its base URL."""
-        master = self
+        from resumable_jobs.local.http_standin import serve_http
 
-        class Handler(BaseHTTPRequestHandler):
-            def _answer(self, method: str) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                body = json.loads(self.rfile.read(length)) if length else None
-                code, reply = master.dispatch(method, self.path, body)
-                data = json.dumps(reply).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:
-                self._answer("GET")
-
-            def do_POST(self) -> None:
-                self._answer("POST")
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            yield f"http://127.0.0.1:{server.server_address[1]}"
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(timeout=5)
+        with serve_http(lambda method, target, body: (*self.dispatch(method, target, body), {})) as url:
+            yield url

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from resumable_jobs.local.net import free_port, wait_until
 from resumable_jobs.local.processes import start_group, stop_group
-from resumable_jobs.local.service import LocalService
+from resumable_jobs.local.service import DaemonInTempDir
 
 __all__ = ["LocalPostgres", "PostgresNotFoundError"]
 
@@ -62,13 +62,16 @@ def _version_key(path: str) -> float:
         return 0.0
 
 
-class LocalPostgres(LocalService):
+class LocalPostgres(DaemonInTempDir):
     """A throwaway PostgreSQL server; use as a context manager. See the module docstring.
 
     ``url`` is a SQLAlchemy URL (``postgresql+psycopg2://...``) for Airflow's
     ``[database] sql_alchemy_conn``; ``celery_result_backend`` the same database for Celery's
     database result backend.
     """
+
+    stop_signal = signal.SIGINT  # postgres' "fast shutdown"
+    stop_grace = 20.0
 
     def __init__(self, *, database: str = "airflow", start_timeout: float = 120.0) -> None:
         self.database = database
@@ -149,13 +152,8 @@ class LocalPostgres(LocalService):
         self._create_database()
         return self
 
-    def stop(self) -> None:
-        if self._process is not None:
-            stop_group(self._process, first_signal=signal.SIGINT, grace=20.0)
-            self._process = None
-        if self.base_dir is not None and os.environ.get("RJ_KEEP_POSTGRES") != "1":
-            shutil.rmtree(self.base_dir, ignore_errors=True)
-            self.base_dir = None
+    def keep_base_dir(self) -> bool:
+        return os.environ.get("RJ_KEEP_POSTGRES") == "1"
 
     def _check_running(self) -> None:
         if self._process is not None and self._process.poll() is not None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from resumable_jobs.local.net import free_port, wait_until
 from resumable_jobs.local.processes import start_group, stop_group
-from resumable_jobs.local.service import LocalService
+from resumable_jobs.local.service import DaemonInTempDir
 
 __all__ = ["LocalRedis", "RedisNotFoundError"]
 
@@ -34,7 +34,7 @@ class RedisNotFoundError(RuntimeError):
     """``redis-server`` is not installed."""
 
 
-class LocalRedis(LocalService):
+class LocalRedis(DaemonInTempDir):
     """A throwaway Redis server; use as a context manager. ``url`` is a Celery broker URL."""
 
     def __init__(self, *, start_timeout: float = 60.0) -> None:
@@ -75,14 +75,6 @@ class LocalRedis(LocalService):
                 if attempt == attempts:
                     raise
         return self
-
-    def stop(self) -> None:
-        if self._process is not None:
-            stop_group(self._process)
-            self._process = None
-        if self.base_dir is not None:
-            shutil.rmtree(self.base_dir, ignore_errors=True)
-            self.base_dir = None
 
     def _check(self) -> None:
         if self._process is not None and self._process.poll() is not None:

@@ -6,17 +6,25 @@ included. Writing that once keeps every stand-in honest about it.
 
 How it works: :class:`LocalService` turns a subclass's ``start()`` and (idempotent) ``stop()`` into
 ``__enter__`` / ``__exit__``; ``__enter__`` calls ``stop()`` when ``start()`` raises.
+:class:`DaemonInTempDir` is the common case - one process group and a private temp dir - whose
+``stop()`` ends the group (``stop_signal`` first) and removes the dir.
 
 What it does not do: it starts nothing itself.
 """
 
 from __future__ import annotations
 
+import shutil
+import signal
+import subprocess
+from pathlib import Path
 from typing import Any, TypeVar
 
 from typing_extensions import Self
 
-__all__ = ["LocalService"]
+from resumable_jobs.local.processes import stop_group
+
+__all__ = ["DaemonInTempDir", "LocalService"]
 
 S = TypeVar("S", bound="LocalService")
 
@@ -40,3 +48,25 @@ class LocalService:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class DaemonInTempDir(LocalService):
+    """A stand-in that is one process group (``_process``) with a private temp dir (``base_dir``)."""
+
+    base_dir: Path | None = None
+    _process: subprocess.Popen | None = None
+    #: the signal that asks the daemon to shut down cleanly, and how long it gets before SIGKILL
+    stop_signal: int = signal.SIGTERM
+    stop_grace: float = 10.0
+
+    def keep_base_dir(self) -> bool:
+        """True to leave ``base_dir`` in place on stop (for a look at a failed run)."""
+        return False
+
+    def stop(self) -> None:
+        if self._process is not None:
+            stop_group(self._process, first_signal=self.stop_signal, grace=self.stop_grace)
+            self._process = None
+        if self.base_dir is not None and not self.keep_base_dir():
+            shutil.rmtree(self.base_dir, ignore_errors=True)
+            self.base_dir = None

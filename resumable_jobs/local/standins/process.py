@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 from resumable_jobs.local.net import http_json, wait_until
-from resumable_jobs.local.processes import start_group, stop_group
-from resumable_jobs.local.service import LocalService
+from resumable_jobs.local.processes import start_group
+from resumable_jobs.local.service import DaemonInTempDir
 
 __all__ = ["StandinProcess"]
 
 DATABRICKS_TOKEN = "dapi-rj-local-standin-0000"  # any value: the stand-in does not check it
 
 
-class StandinProcess(LocalService):
+class StandinProcess(DaemonInTempDir):
     """One stand-in server process; use as a context manager (see the module docstring)."""
 
     def __init__(
@@ -90,14 +89,6 @@ class StandinProcess(LocalService):
         wait_until(lambda: self._control("GET", "health"), timeout=self.start_timeout,
                    what=f"the {self.kind} stand-in to answer", check=check, interval=0.1)  # fmt: skip
         return self
-
-    def stop(self) -> None:
-        if self._process is not None:
-            stop_group(self._process)
-            self._process = None
-        if self.base_dir is not None:
-            shutil.rmtree(self.base_dir, ignore_errors=True)
-            self.base_dir = None
 
     # ------------------------------------------------------------------ control surface
     def _control(self, method: str, what: str, body: Any = None) -> Any:

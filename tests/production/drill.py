@@ -10,6 +10,7 @@ generous timeouts, because the machine is small and shared.
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,6 +88,28 @@ class Drill:
         job = self.wait_for_running_job()
         ti = self.wait_for_task("deferred", lambda ti: ti["state"] == "deferred" and ti.get("triggerer_job"))
         return job, ti
+
+    def wait_until_the_scheduler_saw_the_deferral(self, try_number: int) -> None:
+        """Wait until the scheduler has processed the executor's event for the worker's exit after
+        ``defer()`` on ``try_number``; release a held job only after that.
+
+        Airflow 3.3.2 races here (apache/airflow#67287, #72716): if the trigger fires and the
+        resumed try is already queued or running when the scheduler drains that stale "success"
+        event, it logs "state mismatch" and fails the try. A durable retry reconnects to the same
+        job - one job still runs - but the try number moves on, so a drill that releases its job
+        before this point cannot say on which try the task will succeed.
+        """
+        finished = re.compile(
+            rf"TaskInstance Finished: dag_id={re.escape(self.dag_id)}, task_id={re.escape(self.task_id)}, "
+            rf"run_id={re.escape(self.run_id)}, .*?\bstate=deferred, .*?\btry_number={try_number},"
+        )
+        scheduler = self.airflow.components["scheduler"]
+        wait_until(
+            lambda: finished.search(scheduler.log_path.read_text(errors="replace")),
+            timeout=WAIT,
+            what=f"the scheduler to process the deferral exit of try {try_number}",
+            check=self._run_not_failed,
+        )
 
     def wait_for_line(self, try_number: int, what: str | LogLine, task_id: str | None = None) -> LogEvent:
         return self.log(try_number, task_id).wait_for(what, timeout=WAIT, check=self._run_not_failed)

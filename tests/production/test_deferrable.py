@@ -33,6 +33,7 @@ def test_sigkill_between_persisting_the_id_and_defer_follows_the_same_job(drill_
     line = drill.wait_for_line(2, resumed_line(drill, job))
     if backend.holds_jobs:
         drill.wait_for_task("deferred on try 2", lambda ti: ti["state"] == "deferred" and ti["try_number"] == 2)
+        drill.wait_until_the_scheduler_saw_the_deferral(2)
         backend.release(drill.run_id, job)
     assert drill.finish() == "success", drill.tries_summary()
     assert_single_job_succeeded(drill, job, try_number=2)
@@ -71,6 +72,7 @@ def test_trigger_error_while_the_job_runs_and_the_retry_defers_again_to_it(drill
         what="try 2 to defer to the same job",
         check=drill._run_not_failed,
     )
+    drill.wait_until_the_scheduler_saw_the_deferral(2)
     backend.release(drill.run_id, job)
     assert drill.finish() == "success", drill.tries_summary()
     assert_single_job_succeeded(drill, job, try_number=2)

@@ -186,35 +186,83 @@ _WORKER_PROJECT: ProjectView = EMPTY_PROJECT
 
 
 def _analyse_in_processes(paths: list[str], rules: Sequence[Rule], jobs: int, project: ProjectView) -> list:
-    """Spread the files over ``jobs`` processes, this one included.
+    """Spread the files over ``jobs`` processes, this one included, in the serial order.
 
-    This process reviews its own share while ``jobs - 1`` forked children review theirs, so no
-    process sits idle waiting. Where ``fork`` exists a child is a bare ``os.fork`` that
-    inherits everything already imported and the project index, sends its outcomes back as
-    one pickle through a pipe and leaves with ``os._exit`` (no interpreter teardown): no
-    process pool, no pool threads, no imports. Elsewhere a ``ProcessPoolExecutor`` does the
-    same with one chunk per worker.
+    Where ``fork`` exists a child is a bare ``os.fork`` that inherits everything already
+    imported and the project index, sends its outcomes back as one pickle through a pipe and
+    leaves with ``os._exit`` (no interpreter teardown): no process pool, no pool threads, no
+    imports. The files are cut into small batches and every process, this one too, takes the
+    next batch when it is done with one (:class:`_BatchQueue`), so a process that other work on
+    the machine slows down simply reviews fewer files: a fixed split would make the whole run
+    wait for the slowest share. Elsewhere a ``ProcessPoolExecutor`` takes one fixed chunk per
+    worker.
     """
     codes = [rule.code for rule in rules]
-    chunks = [paths[i::jobs] for i in range(jobs)]
     if not hasattr(os, "fork"):
-        return _analyse_in_pool(chunks, codes, project)
+        return _analyse_in_pool([paths[i::jobs] for i in range(jobs)], codes, project)
+    queue = _BatchQueue(len(paths), jobs)
     global _WORKER_PROJECT
     _WORKER_PROJECT = project
     try:
-        children = [_fork_chunk(chunk, codes) for chunk in chunks[1:]]
-        parts = [_analyse_chunk(chunks[0], codes)]
-        for chunk, child in zip(chunks[1:], children, strict=True):
-            outcome = _collect(child)
+        try:
+            children = [_fork_worker(paths, queue, codes) for _ in range(jobs - 1)]
+            done = dict(_analyse_batches(paths, queue, codes))
+        finally:
+            queue.close()
+        for child in children:
             # a child that failed (killed, out of memory) costs time, never results
-            parts.append(outcome if outcome is not None else _analyse_chunk(chunk, codes))
+            done.update(_collect(child) or ())
+        for number in range(queue.count):
+            if number not in done:  # taken by a child that did not report it
+                done[number] = _analyse_chunk(paths[slice(*queue.bounds(number))], codes)
     finally:
         _WORKER_PROJECT = EMPTY_PROJECT
-    return [outcome for part in parts for outcome in part]
+    return [outcome for number in range(queue.count) for outcome in done[number]]
 
 
-def _fork_chunk(chunk: list[str], codes: list[str]) -> tuple[int, int] | None:
-    """Start a child reviewing ``chunk``: (pid, read end of its pipe), or None if fork failed."""
+class _BatchQueue:
+    """Batch numbers in a pipe, read four bytes at a time by every reviewing process.
+
+    All numbers are written, and the write end closed, before any child is forked, so a read
+    returns one whole number (the kernel serialises reads of a pipe) or, once all are taken,
+    end of file. About 32 batches per process balance the load; at most 2,048 batches (8 KiB)
+    stay within the smallest pipe buffer of the systems that have ``fork``.
+    """
+
+    def __init__(self, files: int, jobs: int) -> None:
+        self.files = files
+        self.size = max(1, -(-files // 2048), min(64, files // (jobs * 32)))
+        self.count = -(-files // self.size)
+        self._read, write = os.pipe()
+        try:
+            os.write(write, b"".join(number.to_bytes(4, "little") for number in range(self.count)))
+        finally:
+            os.close(write)
+
+    def bounds(self, number: int) -> tuple[int, int]:
+        return number * self.size, min(self.files, (number + 1) * self.size)
+
+    def take(self) -> int | None:
+        raw = os.read(self._read, 4)
+        return int.from_bytes(raw, "little") if len(raw) == 4 else None
+
+    def close(self) -> None:
+        if self._read >= 0:
+            os.close(self._read)
+            self._read = -1
+
+
+def _analyse_batches(paths: list[str], queue: _BatchQueue, codes: list[str]) -> list[tuple[int, list]]:
+    """Review batches taken from ``queue`` until none is left: (batch number, outcomes)."""
+    done = []
+    while (number := queue.take()) is not None:
+        done.append((number, _analyse_chunk(paths[slice(*queue.bounds(number))], codes)))
+    return done
+
+
+def _fork_worker(paths: list[str], queue: _BatchQueue, codes: list[str]) -> tuple[int, int] | None:
+    """Start a child reviewing batches from ``queue``: (pid, read end of its result pipe), or
+    None if fork failed."""
     import pickle
 
     try:
@@ -226,7 +274,7 @@ def _fork_chunk(chunk: list[str], codes: list[str]) -> tuple[int, int] | None:
         status = 1
         try:
             os.close(read_end)
-            data = memoryview(pickle.dumps(_analyse_chunk(chunk, codes), protocol=pickle.HIGHEST_PROTOCOL))
+            data = memoryview(pickle.dumps(_analyse_batches(paths, queue, codes), protocol=pickle.HIGHEST_PROTOCOL))
             while data:
                 data = data[os.write(write_end, data) :]
             status = 0

@@ -136,6 +136,34 @@ def test_parallel_review_survives_a_child_that_fails(tmp_path, monkeypatch):
     assert parallel.findings == serial.findings and len(serial.findings) == 420
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the batch queue exists only where fork does")
+def test_a_slowed_process_reviews_fewer_batches_and_the_result_is_unchanged(tmp_path, monkeypatch):
+    """Other work on the machine slows one process down: the other takes the batches it leaves."""
+    import time
+
+    from resumable_jobs.review import engine
+
+    with open(POSITIVE) as handle:
+        source = handle.read()
+    for i in range(400):
+        (tmp_path / f"d{i:03d}.py").write_text(source)
+    files = python_files([str(tmp_path)])
+    serial = review_files(files, jobs=1)
+    parent, real, reviewed_here = os.getpid(), engine._analyse_chunk, []
+
+    def child_is_slow(paths, codes):
+        if os.getpid() != parent:
+            time.sleep(0.2)
+        else:
+            reviewed_here.extend(paths)
+        return real(paths, codes)
+
+    monkeypatch.setattr(engine, "_analyse_chunk", child_is_slow)
+    parallel = review_files(files, jobs=2)
+    assert parallel.findings == serial.findings and len(serial.findings) == 800
+    assert len(reviewed_here) > 300  # a fixed split would have left 200 to the slow child
+
+
 @pytest.mark.parametrize(
     ("raw", "text"),
     [

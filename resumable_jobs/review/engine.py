@@ -22,7 +22,6 @@ import ast
 import gc
 import io
 import os
-import tokenize
 import warnings
 from collections.abc import Iterable, Sequence
 
@@ -351,6 +350,8 @@ def _decode(raw: bytes) -> str:
             return raw.decode("utf-8")
         except UnicodeDecodeError:
             pass  # let detect_encoding give the reason
+    import tokenize  # only for files with a cookie, a BOM or bytes that are not UTF-8
+
     encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     text = raw.decode(encoding)
     return text.removeprefix("\ufeff")

@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         metavar="N",
-        help="processes for large trees (default: 1; 0 = one per CPU that is not already busy)",
+        help="processes for large trees (default: 1; 0 = one per CPU this process may run on)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
 
@@ -78,20 +78,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 def available_cpus() -> int:
-    """``--jobs 0``: the CPUs this process may use that other work is not already keeping busy.
+    """``--jobs 0``: one process per CPU this process may run on.
 
-    On a machine whose cores are saturated, a second process only adds start-up and hand-over
-    costs, so ``-j0`` then reviews in one process, as ``-j1`` does.
+    Other work on the machine is not subtracted. The processes share the files in small
+    batches, each taking the next batch when it is done (see ``engine._analyse_in_processes``),
+    so a process that gets little CPU reviews few files and costs only its fork; under the
+    kernel's fair scheduling two processes get more of two busy cores than one does. The load
+    average was the wrong signal anyway: it lags by a minute and counts the reviewer's own
+    previous run.
     """
     try:
-        cpus = len(os.sched_getaffinity(0))
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    try:
-        busy = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        busy = 0.0
-    return max(1, min(cpus, int(cpus - busy + 0.5)))
+        return os.cpu_count() or 1
 
 
 def select_rules(select: list[str], ignore: list[str]) -> list[Rule]:

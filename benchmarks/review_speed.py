@@ -8,9 +8,8 @@ and sensor, a custom ResumableJobMixin operator, an asset watermark DAG, a DAG f
 temporary folder, then times each tool as a user runs it, as a fresh process over the whole
 tree. Runs are interleaved (one of each per round, ``--repeat`` rounds) so that load from other
 work on the machine hits every tool alike, and the median is reported. The reviewer runs in one
-process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU that is not
-already busy); ruff always uses every CPU and runs with ``--no-cache`` so it does the same work
-each time. Prints files per second for each, the CPU seconds all its processes used (steadier
+process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU); ruff always
+uses every CPU and runs with ``--no-cache`` so it does the same work each time. Prints files per second for each, the CPU seconds all its processes used (steadier
 than wall time when other work loads the machine), the ratio to ruff, the peak memory of the
 largest process, and memory against source size: one generated file of about 1 MB reviewed alone, next
 to Python's own ``ast.parse`` of that file (the floor for any AST-based tool). The reviewer runs
@@ -206,24 +205,26 @@ def generate_big_file(path: str, size: int) -> int:
     return os.path.getsize(path)
 
 
-#: Runs a command and prints the peak RSS (KiB) of its largest process and the CPU seconds of all.
+#: Runs a command; prints its wall time, the peak RSS (KiB) of its largest process and the CPU
+#: seconds of all its processes. The clock runs inside this small wrapper, around the command
+#: alone, so the wrapper's own interpreter start-up is not charged to the tool measured.
 _RUSAGE = (
-    "import resource, subprocess, sys; "
+    "import resource, subprocess, sys, time; "
+    "start = time.perf_counter(); "
     "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+    "elapsed = time.perf_counter() - start; "
     "u = resource.getrusage(resource.RUSAGE_CHILDREN); "
-    "print(u.ru_maxrss, u.ru_utime + u.ru_stime)"
+    "print(elapsed, u.ru_maxrss, u.ru_utime + u.ru_stime)"
 )
 
 
 def timed_run(command: list[str], env: dict[str, str] | None = None) -> tuple[float, int, float]:
     """Wall time of one fresh run, the peak RSS in KiB of its largest process, its CPU seconds."""
-    start = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-c", _RUSAGE, *command], capture_output=True, text=True, check=False, env=env
     )
-    elapsed = time.perf_counter() - start
-    peak, cpu = (out.stdout.split() + ["0", "0"])[:2]
-    return elapsed, int(peak), float(cpu)
+    elapsed, peak, cpu = (out.stdout.split() + ["0", "0", "0"])[:3]
+    return float(elapsed), int(peak), float(cpu)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,120 @@
+"""Patterns the held-out batch "held-out-15e" showed the reviewer had missed, as positives and
+near misses of our own writing:
+
+- RJ005: more client methods that start a job and return at once (an EMR notebook execution, a
+  SageMaker tuning job, a Glue workflow run), also when the task is bound to the name of its own
+  callable (``run = PythonOperator(python_callable=run)``);
+- RJ001: a key that a helper of another module writes, run as a task of a DAG file, and that
+  the DAG file reads when it is parsed: a per-run value passed between the tasks of one DAG;
+- RJ004: a position in a sequence of ids (``from_id``, ``last_loaded_id``) that a task reads and
+  moves on from run to run, under a name that says neither offset nor watermark.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
+
+
+def found(source: str, *codes: str) -> list[tuple[int, str]]:
+    rules = [RULES_BY_CODE[c] for c in codes] if codes else list(RULES_BY_CODE.values())
+    return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
+
+
+def write(root, files: dict[str, str]) -> list[str]:
+    paths = []
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+        paths.append(str(path))
+    return paths
+
+
+def relative(root, result) -> list[tuple[str, int, str]]:
+    return [(os.path.relpath(f.path, root), f.line, f.code) for f in result.findings]
+
+
+# -- RJ005: more job-start methods ----------------------------------------------------------
+
+_NOTEBOOK = """
+    import time
+
+    import boto3
+    from airflow import DAG
+    from airflow.operators.python import PythonOperator
+    from airflow.providers.amazon.aws.sensors.emr import EmrBaseSensor
+
+    class ReportRunSensor(EmrBaseSensor):
+        template_fields = ("execution_id",)
+
+        def __init__(self, execution_id, **kwargs):
+            super().__init__(**kwargs)
+            self.execution_id = execution_id
+
+        def get_emr_response(self, context=None):
+            return boto3.client("emr").describe_notebook_execution(NotebookExecutionId=self.execution_id)
+
+    def run_report(**context):
+        emr = boto3.client("emr")
+        started = emr.start_notebook_execution(EditorId="e-1", RelativePath="report.ipynb",
+                                               ExecutionEngine={{"Id": "j-1"}}, ServiceRole="role")
+        {tail}
+
+    with DAG("report") as dag:
+        run_report = PythonOperator(task_id="run_report", python_callable=run_report)
+        ReportRunSensor(task_id="wait_report",
+                        execution_id="{{{{ ti.xcom_pull(task_ids='run_report') }}}}")
+"""
+
+
+def test_notebook_execution_started_in_a_task_and_sensed_in_another():
+    source = _NOTEBOOK.format(tail='return started["NotebookExecutionId"]')
+    assert found(source, "RJ005") == [(26, "RJ005")]
+
+
+def test_notebook_execution_polled_by_the_task_that_started_it_is_a_near_miss():
+    tail = (
+        'run = started["NotebookExecutionId"]\n'
+        "        while emr.describe_notebook_execution(NotebookExecutionId=run)['NotebookExecution']"
+        "['Status'] != 'FINISHED':\n"
+        "            time.sleep(60)\n"
+        "        return run"
+    )
+    assert found(_NOTEBOOK.format(tail=tail), "RJ005") == []
+
+
+def test_tuning_job_started_in_a_taskflow_task_then_its_sensor():
+    source = """
+        import boto3
+        from airflow.providers.amazon.aws.sensors.sagemaker import SageMakerTuningSensor
+        from airflow.sdk import DAG, task
+
+        with DAG("tune"):
+            @task
+            def tune_model():
+                boto3.client("sagemaker").create_hyper_parameter_tuning_job(
+                    HyperParameterTuningJobName="churn-tuning", HyperParameterTuningJobConfig={}
+                )
+                return "churn-tuning"
+
+            SageMakerTuningSensor(task_id="wait_tuning", job_name=tune_model())
+    """
+    assert found(source, "RJ005") == [(14, "RJ005")]
+
+
+def test_glue_workflow_run_without_any_sensor_is_a_near_miss():
+    source = """
+        import boto3
+        from airflow.sdk import DAG, task
+
+        with DAG("nightly"):
+            @task
+            def start_workflow():
+                return boto3.client("glue").start_workflow_run(Name="nightly")["RunId"]
+
+            start_workflow()
+    """
+    assert found(source, "RJ005") == []

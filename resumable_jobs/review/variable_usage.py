@@ -73,6 +73,8 @@ class VariableUsage:
                 (self.writers if write else self.readers)[record.key].add(record.function)
                 table = self._file_writers if write else self._file_readers
                 table[(_file_of(record.function), record.key)].add(record.function)
+                if record.task_file:  # a helper of another module run by a task of that file
+                    table[(record.task_file, record.key)].add(record.function)
         self._advanced = self._collect_advanced()
 
     def written(self, key: str | None) -> bool:
@@ -107,9 +109,11 @@ class VariableUsage:
         key = record.key
         if not key or "{}" in key:
             return False
-        where = (_file_of(record.function), key)
-        writers, readers = self._file_writers.get(where, ()), self._file_readers.get(where, ())
-        return any(w != r for w in writers for r in readers)
+        for file in {_file_of(record.function), record.task_file or ""}:
+            writers, readers = self._file_writers.get((file, key), ()), self._file_readers.get((file, key), ())
+            if any(w != r for w in writers for r in readers):
+                return True
+        return False
 
 
 def _file_of(function_id: str) -> str:

@@ -118,3 +118,92 @@ def test_glue_workflow_run_without_any_sensor_is_a_near_miss():
             start_workflow()
     """
     assert found(source, "RJ005") == []
+
+
+# -- RJ001: a helper of another module writes, the DAG file reads at parse time ---------------
+
+_HELPER = """
+    from airflow.models import Variable
+
+    def choose_partition(bucket):
+        newest = sorted(list_partitions(bucket))[-1]
+        Variable.set("chosen_partition", newest)
+        return "transform"
+
+    def list_partitions(bucket):
+        return ["p=1", "p=2"]
+"""
+
+
+def test_helper_run_as_a_task_writes_what_the_dag_reads_when_parsed(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/helpers/__init__.py": "",
+            "dags/helpers/storage.py": _HELPER,
+            "dags/daily.py": """
+                from airflow import DAG
+                from airflow.models import Variable
+                from airflow.operators.python import BranchPythonOperator, PythonOperator
+                from helpers.storage import choose_partition
+
+                with DAG("daily") as dag:
+                    pick = BranchPythonOperator(task_id="pick", python_callable=choose_partition,
+                                                op_kwargs={"bucket": "raw"})
+                    partition = Variable.get("chosen_partition")
+                    transform = PythonOperator(task_id="transform", python_callable=print,
+                                               op_args=[partition])
+                    pick >> transform
+            """,
+        },
+    )
+    assert relative(tmp_path, review_files(paths)) == [("dags/helpers/storage.py", 6, "RJ001")]
+
+
+def test_helper_value_nothing_in_the_dag_reads_back_is_a_near_miss(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/helpers/__init__.py": "",
+            "dags/helpers/storage.py": _HELPER,
+            "dags/daily.py": """
+                from airflow import DAG
+                from airflow.operators.python import PythonOperator
+                from helpers.storage import choose_partition
+
+                with DAG("daily") as dag:
+                    PythonOperator(task_id="pick", python_callable=choose_partition,
+                                   op_kwargs={"bucket": "raw"})
+            """,
+        },
+    )
+    assert relative(tmp_path, review_files(paths)) == []
+
+
+def test_key_read_by_a_dag_that_does_not_run_the_helper_is_a_near_miss(tmp_path):
+    # the writer is a task of daily.py; report.py only reads the published value
+    paths = write(
+        tmp_path,
+        {
+            "dags/helpers/__init__.py": "",
+            "dags/helpers/storage.py": _HELPER,
+            "dags/daily.py": """
+                from airflow import DAG
+                from airflow.operators.python import PythonOperator
+                from helpers.storage import choose_partition
+
+                with DAG("daily") as dag:
+                    PythonOperator(task_id="pick", python_callable=choose_partition,
+                                   op_kwargs={"bucket": "raw"})
+            """,
+            "dags/report.py": """
+                from airflow import DAG
+                from airflow.models import Variable
+                from airflow.operators.bash import BashOperator
+
+                with DAG("report") as dag:
+                    BashOperator(task_id="show", bash_command="echo " + Variable.get("chosen_partition"))
+            """,
+        },
+    )
+    assert relative(tmp_path, review_files(paths)) == []

@@ -19,12 +19,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from resumable_jobs.review.keys import names_a_date, words
+from resumable_jobs.review.keys import names_a_date, names_an_offset
 from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
-
-_ADVANCED_WORDS = frozenset({"offset", "offsets"})
 
 
 @dataclass
@@ -81,8 +79,9 @@ class VariableUsage:
         return bool(key) and key in self.writers
 
     def advanced_across_runs(self, key: str | None) -> bool:
-        """An offset-like key that one function reads and then writes: progress across runs."""
-        if not key or not set(words(key)) & _ADVANCED_WORDS:
+        """An offset-like key (an offset, a position in a sequence of ids) that one function reads
+        and then writes: progress across runs."""
+        if not names_an_offset(key):
             return False
         return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
 

@@ -16,6 +16,7 @@ import os
 import textwrap
 
 from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
+from resumable_jobs.review.keys import names_an_offset
 
 
 def found(source: str, *codes: str) -> list[tuple[int, str]]:
@@ -207,3 +208,93 @@ def test_key_read_by_a_dag_that_does_not_run_the_helper_is_a_near_miss(tmp_path)
         },
     )
     assert relative(tmp_path, review_files(paths)) == []
+
+
+# -- RJ004: an id position moved on from run to run ------------------------------------------
+
+
+def test_names_an_offset():
+    for key in ("send_from_id", "last_loaded_id", "max_id", "since_id", "kafka_offset", "startId"):
+        assert names_an_offset(key), key
+    for key in ("customer_id", "last_run_id", "spark_job_id", "partner_id", "latest_partition", None):
+        assert not names_an_offset(key), key
+
+
+_EXPORT = """
+    from airflow.models import Variable
+
+    def export_new_rows(**kwargs):
+        start = int(Variable.get("{key}", default_var=0))
+        end = start + 10_000
+        copy_rows(start, end)
+        Variable.set("{key}", end)
+
+    def copy_rows(first, last):
+        pass
+"""
+
+
+def test_id_position_moved_on_by_a_task_function_of_another_module(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/jobs/__init__.py": "",
+            "dags/jobs/export.py": _EXPORT.format(key="export_from_id"),
+            "dags/export_dag.py": """
+                from airflow import DAG
+                from airflow.operators.python import PythonOperator
+                from jobs.export import export_new_rows
+
+                with DAG("export") as dag:
+                    PythonOperator(task_id="export", python_callable=export_new_rows)
+            """,
+        },
+    )
+    assert relative(tmp_path, review_files(paths)) == [
+        ("dags/jobs/export.py", 5, "RJ004"),
+        ("dags/jobs/export.py", 8, "RJ004"),
+    ]
+
+
+def test_id_position_moved_on_in_the_dag_file_is_rj004_not_rj001():
+    source = """
+        from airflow.models import Variable
+        from airflow.sdk import DAG, task
+
+        with DAG("export"):
+            @task
+            def export_new_rows():
+                start = int(Variable.get("last_loaded_id", default_var=0))
+                Variable.set("last_loaded_id", start + 10_000)
+
+            export_new_rows()
+    """
+    assert found(source, "RJ001", "RJ004") == [(8, "RJ004"), (9, "RJ004")]
+
+
+def test_an_id_a_task_only_reads_or_that_is_not_a_position_is_a_near_miss():
+    read_only = """
+        from airflow.models import Variable
+        from airflow.sdk import DAG, task
+
+        with DAG("export"):
+            @task
+            def export_new_rows():
+                return int(Variable.get("export_from_id", default_var=0))
+
+            export_new_rows()
+    """
+    assert found(read_only, "RJ001", "RJ004") == []
+    # an entity id the task writes without reading it first: configuration published for others
+    published = """
+        from airflow.models import Variable
+        from airflow.sdk import DAG, task
+
+        with DAG("export"):
+            @task
+            def publish():
+                Variable.set("default_partner_id", 42)
+
+            publish()
+    """
+    assert found(published, "RJ001", "RJ004") == []

@@ -14,8 +14,9 @@ from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, su
 __all__ = ["JOB_START_METHODS", "started_job"]
 
 #: client and hook methods that start an external job and return its id at once: boto3 (Glue and
-#: EMR Serverless ``start_job_run``, Batch and Dataproc ``submit_job``, Athena, EMR steps, Step
-#: Functions, SageMaker, CodeBuild), Airflow's Databricks hook and the Databricks REST/SDK
+#: EMR Serverless ``start_job_run``, Batch and Dataproc ``submit_job``, Athena, EMR steps and
+#: notebook executions, Glue workflows, Step Functions, SageMaker training, processing, transform,
+#: tuning and AutoML jobs, CodeBuild), Airflow's Databricks hook and the Databricks REST/SDK
 #: (``submit_run``, ``run_now``). A bare ``submit`` is left out: executors have one too.
 JOB_START_METHODS = frozenset(
     {
@@ -30,6 +31,10 @@ JOB_START_METHODS = frozenset(
         "create_processing_job",
         "create_transform_job",
         "start_build",
+        "start_notebook_execution",
+        "start_workflow_run",
+        "create_hyper_parameter_tuning_job",
+        "create_auto_ml_job",
         "submit_run",
         "run_now",
     }

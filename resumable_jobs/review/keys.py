@@ -19,7 +19,7 @@ import re
 from enum import Enum
 from itertools import pairwise
 
-__all__ = ["KeyKind", "classify", "is_strong", "names_a_date", "words"]
+__all__ = ["KeyKind", "classify", "is_strong", "names_a_date", "names_an_offset", "words"]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
@@ -142,6 +142,29 @@ def names_a_date(key: str | None) -> bool:
         return False
     present = set(words(key))
     return bool(present & _DATE_WORDS) and not present & _COUNT_WORDS
+
+
+_OFFSET_WORDS = frozenset({"offset", "offsets"})
+#: words that, somewhere before ``id``, make it a position in a sequence of ids (``from_id``,
+#: ``last_loaded_id``, ``max_id``, ``since_id``) rather than the id of one thing
+_ID_POSITION_WORDS = frozenset(
+    {"from", "start", "since", "last", "latest", "max", "next", "high", "upto", "until"}
+    | {"processed", "loaded", "synced", "seen", "fetched", "extracted", "ingested", "sent", "exported"}
+)
+
+
+def names_an_offset(key: str | None) -> bool:
+    """An offset, or a position in a sequence of ids (``send_from_id``, ``last_loaded_id``):
+    read and moved on by a task it is progress from run to run. An external job id
+    (``last_run_id``) is not one."""
+    if not key:
+        return False
+    ws = words(key)
+    if set(ws) & _OFFSET_WORDS:
+        return True
+    if "id" not in ws or classify(key) is KeyKind.JOB_ID:
+        return False
+    return any(w == "id" and not _ID_POSITION_WORDS.isdisjoint(ws[:i]) for i, w in enumerate(ws))
 
 
 def is_strong(key: str | None) -> bool:

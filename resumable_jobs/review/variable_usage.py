@@ -19,12 +19,10 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from resumable_jobs.review.keys import names_a_date, words
+from resumable_jobs.review.keys import names_a_date, names_an_offset
 from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
-
-_ADVANCED_WORDS = frozenset({"offset", "offsets"})
 
 
 @dataclass
@@ -73,14 +71,17 @@ class VariableUsage:
                 (self.writers if write else self.readers)[record.key].add(record.function)
                 table = self._file_writers if write else self._file_readers
                 table[(_file_of(record.function), record.key)].add(record.function)
+                if record.task_file:  # a helper of another module run by a task of that file
+                    table[(record.task_file, record.key)].add(record.function)
         self._advanced = self._collect_advanced()
 
     def written(self, key: str | None) -> bool:
         return bool(key) and key in self.writers
 
     def advanced_across_runs(self, key: str | None) -> bool:
-        """An offset-like key that one function reads and then writes: progress across runs."""
-        if not key or not set(words(key)) & _ADVANCED_WORDS:
+        """An offset-like key (an offset, a position in a sequence of ids) that one function reads
+        and then writes: progress across runs."""
+        if not names_an_offset(key):
             return False
         return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
 
@@ -107,9 +108,11 @@ class VariableUsage:
         key = record.key
         if not key or "{}" in key:
             return False
-        where = (_file_of(record.function), key)
-        writers, readers = self._file_writers.get(where, ()), self._file_readers.get(where, ())
-        return any(w != r for w in writers for r in readers)
+        for file in {_file_of(record.function), record.task_file or ""}:
+            writers, readers = self._file_writers.get((file, key), ()), self._file_readers.get((file, key), ())
+            if any(w != r for w in writers for r in readers):
+                return True
+        return False
 
 
 def _file_of(function_id: str) -> str:

@@ -188,6 +188,10 @@ class VariableRecord:
     #: a write whose value is computed from a read of the same key in the same function: the
     #: value is moved on from run to run (a counter, an offset, a last-seen marker)
     advances: bool = False
+    #: for a helper of another module that a task runs (its ``python_callable``, or called from
+    #: its body): the file of that task, so a key the helper writes and that file reads (another
+    #: task, or the DAG definition when it is parsed) is seen as passed between tasks of one DAG
+    task_file: str | None = None
 
     def silenced(self, code: str) -> bool:
         return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
@@ -368,7 +372,7 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
                 if project.is_reviewed(record.path):
-                    found.append(record)
+                    found.append(replace(record, task_file=index.abspath))
                 else:  # the helper is outside the reviewed tree: report at the call
                     line, column = index.position(site.node)
                     where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"

@@ -50,8 +50,10 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
                 continue
             what = record.kind.value
-        elif record.kind is None and usage.date_kept_across_runs(record.key):
-            continue  # a date moved on from run to run and read back: a watermark, RJ004
+        elif record.kind is None and (
+            usage.date_kept_across_runs(record.key) or usage.advanced_across_runs(record.key)
+        ):
+            continue  # a date or an id position moved on from run to run: a watermark, RJ004
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
         elif record.kind is None and usage.advanced(record.key):

@@ -17,7 +17,9 @@ __all__ = ["JOB_START_METHODS", "started_job"]
 #: EMR Serverless ``start_job_run``, Batch and Dataproc ``submit_job``, Athena, EMR steps and
 #: notebook executions, Glue workflows, Step Functions, SageMaker training, processing, transform,
 #: tuning and AutoML jobs, CodeBuild), Airflow's Databricks hook and the Databricks REST/SDK
-#: (``submit_run``, ``run_now``). A bare ``submit`` is left out: executors have one too.
+#: (``submit_run``, ``run_now``), Azure Data Factory pipeline runs (the SDK's
+#: ``pipelines.create_run``, Airflow's ``AzureDataFactoryHook.run_pipeline``). A bare ``submit``
+#: is left out: executors have one too.
 JOB_START_METHODS = frozenset(
     {
         "start_job_run",
@@ -37,6 +39,8 @@ JOB_START_METHODS = frozenset(
         "create_auto_ml_job",
         "submit_run",
         "run_now",
+        "create_run",
+        "run_pipeline",
     }
 )
 

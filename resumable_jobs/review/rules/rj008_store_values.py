@@ -230,7 +230,9 @@ def _utcnow_findings(index: ModuleIndex, checker: _Checker) -> Iterator[Finding]
             value = argument(call, 1, "value")
             if value is not None:
                 watermark_values.update(_expand(value, site.stack[-1], checker))
-    for func in index.runtime_functions:
+    # a name that says watermark: in any function of the file, not only task bodies (a helper of
+    # a utils module that builds the watermark record is as naive wherever it is called from)
+    for func in index.functions:
         for node in subnodes(func):
             if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and classify(t.id) is KeyKind.WATERMARK for t in node.targets

@@ -49,6 +49,9 @@ class FunctionFacts:
     calls: tuple[str, ...] = ()
     #: the job-start client method it calls when it does not wait for the job (RJ005)
     job_start: str | None = None
+    #: when it returns an operator it builds (RJ005): (operator class, literal task id, the
+    #: parameter the task id comes from and its position)
+    returns_operator: tuple | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,10 @@ class ProjectIndex(ProjectView):
         on ``sys.path`` and DAG files import their siblings' packages), then the repository
         around the tree: the folders up to the one holding ``.git`` and its ``plugins/``,
         ``include/`` and ``dags/``. Without a repository, the tree's parent and its
-        ``plugins/`` and ``include/``. Never folders outside that (``/tmp``, ``/``).
+        ``plugins/`` and ``include/``. Last, the folders next to a ``dags/`` folder on that
+        path (``modules/``, ``utils/``, ``src/`` beside ``dags/``: code deployed with the DAGs
+        and imported as top-level modules), when they are in the tree or the repository. Never
+        folders outside that (``/tmp``, ``/``).
         """
         roots = self._roots.get(folder)
         if roots is None:
@@ -177,6 +183,7 @@ class ProjectIndex(ProjectView):
             else:
                 parent = os.path.dirname(top)
                 chain += [parent, os.path.join(parent, "plugins"), os.path.join(parent, "include")]
+            chain += _dags_siblings(chain, top, repository)
             roots = tuple(dict.fromkeys(chain))
             self._roots[folder] = roots
         return roots
@@ -381,6 +388,35 @@ def plugin_class_name(qualified: str | None) -> str | None:
     return parts[-1]
 
 
+_NOT_CODE_FOLDERS = frozenset({"venv", "env", "node_modules", "site-packages", "dags"})
+
+
+def _dags_siblings(chain: list[str], top: str, repository: str | None) -> list[str]:
+    """The folders beside each ``dags`` folder of ``chain`` whose parent is inside the reviewed
+    tree or the repository, in name order (hidden, ``_``-prefixed and virtualenv folders left out)."""
+    found: list[str] = []
+    for folder in chain:
+        if os.path.basename(folder) != "dags":
+            continue
+        parent = os.path.dirname(folder)
+        if not (_within(parent, top) or (repository is not None and _within(parent, repository))):
+            continue
+        try:
+            entries = sorted(os.listdir(parent))
+        except OSError:
+            continue
+        for entry in entries:
+            path = os.path.join(parent, entry)
+            if entry.startswith((".", "_")) or entry in _NOT_CODE_FOLDERS or not os.path.isdir(path):
+                continue
+            found.append(path)
+    return found
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
 def _repository_root(folder: str) -> str | None:
     """The nearest folder at or above ``folder`` that holds ``.git``, within eight levels."""
     current = os.path.abspath(folder)
@@ -398,6 +434,7 @@ def summarise_index(index) -> ModuleSummary:
     """The summary of a parsed module (a :class:`ModuleIndex`)."""
     from resumable_jobs.review.index import dotted_name
     from resumable_jobs.review.jobstart import started_job
+    from resumable_jobs.review.taskgraph import operator_factory
     from resumable_jobs.review.variables import variable_records_of
 
     summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases))
@@ -416,6 +453,7 @@ def summarise_index(index) -> ModuleSummary:
                 tuple(variable_records_of(index, reached)),
                 tuple(calls),
                 started_job(index, [func]),
+                built[:4] if (built := operator_factory(index, func)) is not None else None,
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):

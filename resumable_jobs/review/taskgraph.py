@@ -26,9 +26,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, keyword
+from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, dotted_name, keyword
 
-__all__ = ["TaskGraph", "TaskNode", "task_graphs"]
+__all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 
 _WRAPPERS = frozenset({"override", "partial", "expand", "expand_kwargs"})
 
@@ -194,12 +194,50 @@ class _ScopeReader:
             for func in self.index.functions_by_name[base.id]:
                 if self.index.is_task_function(func):
                     return TaskNode(call, _taskflow_id(self.index, func, chain), function=func, calls=chain)
+        factory = self._factory(base)
+        if factory is not None:
+            # a helper that builds and returns an operator (``return EmrAddStepsOperator(...)``)
+            operator, literal, param, position, inner = factory
+            given: ast.AST | None = None
+            if param is not None:
+                kw = keyword(call, param)
+                given = kw.value if kw is not None else None
+                if given is None and position is not None and position < len(call.args):
+                    given = call.args[position]
+            task_id = self.index.string_value(given) if given is not None else literal
+            return TaskNode(call, task_id, operator=operator, calls=chain + ([inner] if inner is not None else []))
         if any(keyword(c, "task_id") for c in chain):
             task_id_kw = next(keyword(c, "task_id") for c in chain if keyword(c, "task_id"))
             return TaskNode(
                 call, self.index.string_value(task_id_kw.value), operator=self.index.resolve(base), calls=chain
             )
         return None
+
+    def _factory(self, base: ast.AST) -> Factory | None:
+        """What :func:`operator_factory` says of the function ``base`` names, a function of this
+        file or of a module of the tree it imports (then without the construction, which is in
+        another file)."""
+        index = self.index
+        if isinstance(base, ast.Name):
+            for func in index.functions_by_name.get(base.id, ()):
+                if index.owner_class.get(func) is None and not index.is_task_function(func):
+                    built = operator_factory(index, func)
+                    if built is not None:
+                        return built
+            if base.id not in index.aliases:
+                return None
+        elif not isinstance(base, ast.Attribute):
+            return None
+        if not index.imports_local_code:
+            return None
+        local = dotted_name(base)
+        if not local or local.split(".")[0] not in index.aliases:
+            return None
+        qualified = index.resolve(base)
+        facts = index.project.function(index.abspath, qualified) if qualified else None
+        if facts is None or facts.returns_operator is None:
+            return None
+        return (*facts.returns_operator, None)
 
     # -- edges ----------------------------------------------------------------------------
 
@@ -261,6 +299,42 @@ class _ScopeReader:
                     elif isinstance(sub, ast.Name) and sub.id in self.bindings:
                         for upstream in self.bindings[sub.id]:
                             self.graph.add_edge(upstream, task, data=True)
+
+
+#: what :func:`operator_factory` finds: operator class, literal task id, the parameter the task id
+#: comes from (name, position), the construction
+Factory = tuple[str, "str | None", "str | None", "int | None", "ast.Call | None"]
+
+
+def operator_factory(index: ModuleIndex, func: FunctionNode) -> Factory | None:
+    """When ``func`` ends by returning an operator or sensor it builds
+    (``return EmrStepSensor(task_id=task_id, ...)``): the class (resolved in ``func``'s module),
+    the literal task id or else the parameter the task id comes from (name and position), and
+    the construction. None for anything else."""
+    cache = index.__dict__.setdefault("_operator_factories", {})
+    if func in cache:
+        return cache[func]
+    found = None
+    last = func.body[-1] if func.body else None
+    if isinstance(last, ast.Return) and isinstance(last.value, ast.Call):
+        built = last.value
+        name = index.resolve(built.func)
+        if name and (
+            name.rpartition(".")[2].endswith(("Operator", "Sensor", "SensorAsync"))
+            or name.rpartition(".")[2] in index.classes_by_name
+        ):
+            task_id_kw = keyword(built, "task_id")
+            value = task_id_kw.value if task_id_kw is not None else None
+            literal = value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+            param = position = None
+            if isinstance(value, ast.Name):
+                positional = [a.arg for a in func.args.posonlyargs + func.args.args]
+                if value.id in positional or value.id in [a.arg for a in func.args.kwonlyargs]:
+                    param = value.id
+                    position = positional.index(value.id) if value.id in positional else None
+            found = (name, literal, param, position, built)
+    cache[func] = found
+    return found
 
 
 def _taskflow_id(index: ModuleIndex, func: FunctionNode, chain: list[ast.Call]) -> str:

@@ -159,3 +159,121 @@ def test_utcnow_in_a_helper_value_not_named_watermark_is_a_near_miss():
                 blob.upload(json.dumps(locals()))
         """
         assert found(source, "RJ008") == [], line
+
+
+# --- RJ005: submit and sensor made by operator factories -------------------------------------
+
+_FACTORIES = """
+    from airflow.providers.amazon.aws.operators.emr import EmrAddStepsOperator
+    from airflow.providers.amazon.aws.sensors.emr import EmrStepSensor
+
+
+    def add_step(task_id, cluster, script):
+        steps = [{"Name": script, "HadoopJarStep": {"Jar": "command-runner.jar", "Args": [script]}}]
+        return EmrAddStepsOperator(task_id=task_id, job_flow_id=cluster, steps=steps)
+
+
+    def watch_step(cluster, step):
+        return EmrStepSensor(task_id="watch_step", job_flow_id=cluster, step_id=step)
+"""
+
+_FACTORY_DAG = """
+    from airflow import DAG
+
+    {imports}
+
+    with DAG("nightly_spark") as dag:
+        add = add_step({task_id}, "j-123", "s3://code/etl.py")
+        watch = watch_step("j-123", "{{{{ ti.xcom_pull(task_ids='{pulled}')[0] }}}}")
+        add >> watch
+"""
+
+
+def test_factories_of_the_same_file_make_a_submit_and_its_sensor():
+    source = _FACTORIES + _FACTORY_DAG.format(imports="", task_id='"add_step"', pulled="add_step")
+    assert found(source, "RJ005") == [(19, "RJ005")]
+    # the task id handed over as a keyword counts the same
+    source = (_FACTORIES + _FACTORY_DAG.format(imports="", task_id='"add_step"', pulled="add_step")).replace(
+        'add_step("add_step", "j-123", "s3://code/etl.py")',
+        'add_step(cluster="j-123", script="s3://code/etl.py", task_id="add_step")',
+    )
+    assert found(source, "RJ005") == [(19, "RJ005")]
+
+
+def test_factory_sensor_on_another_task_is_a_near_miss():
+    source = _FACTORIES + _FACTORY_DAG.format(imports="", task_id='"add_step"', pulled="some_other_step")
+    assert found(source, "RJ005") == []
+
+
+def test_factories_that_do_not_return_an_operator_make_no_task():
+    source = """
+        from airflow import DAG
+        from airflow.providers.amazon.aws.sensors.emr import EmrStepSensor
+
+        def step_settings(task_id, script):
+            return {"task_id": task_id, "steps": [script]}
+
+        def describe(task_id):
+            operator = EmrStepSensor(task_id=task_id, job_flow_id="j-1", step_id="s-1")
+            print(operator)
+
+        with DAG("nightly") as dag:
+            settings = step_settings("add_step", "s3://code/etl.py")
+            describe("watch_step")
+    """
+    assert found(source, "RJ005") == []
+
+
+def test_factories_imported_from_a_module_beside_the_dags_folder(tmp_path):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    write(
+        tmp_path,
+        {
+            "repo/modules/spark_tasks.py": _FACTORIES,
+            "repo/dags/nightly.py": _FACTORY_DAG.format(
+                imports="import spark_tasks as tasks",
+                task_id='"add_step"',
+                pulled="add_step",
+            ).replace("add_step(", "tasks.add_step(").replace("watch_step(", "tasks.watch_step("),
+        },
+    )
+    result = review_files([str(tmp_path / "repo" / "dags" / "nightly.py")], [RULES_BY_CODE["RJ005"]])
+    assert relative(tmp_path, result) == [("repo/dags/nightly.py", 7, "RJ005")]
+
+
+def test_factories_of_a_folder_that_is_not_beside_dags_are_not_imported(tmp_path):
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    write(
+        tmp_path,
+        {
+            "repo/lib/deep/spark_tasks.py": _FACTORIES,
+            "repo/dags/nightly.py": _FACTORY_DAG.format(
+                imports="import spark_tasks as tasks", task_id='"add_step"', pulled="add_step"
+            ).replace("add_step(", "tasks.add_step(").replace("watch_step(", "tasks.watch_step("),
+        },
+    )
+    result = review_files([str(tmp_path / "repo" / "dags" / "nightly.py")], [RULES_BY_CODE["RJ005"]])
+    assert relative(tmp_path, result) == []
+
+
+def test_factory_of_an_operator_that_waits_or_provisions_is_a_near_miss():
+    for returned in (
+        'GlueJobOperator(task_id=task_id, job_name="orders")',
+        'EmrCreateJobFlowOperator(task_id=task_id, job_flow_overrides={})',
+    ):
+        source = f"""
+            from airflow import DAG
+            from airflow.providers.amazon.aws.operators.emr import EmrCreateJobFlowOperator
+            from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+            from airflow.providers.amazon.aws.sensors.emr import EmrJobFlowSensor
+            from airflow.providers.amazon.aws.sensors.glue import GlueJobSensor
+
+            def start(task_id):
+                return {returned}
+
+            with DAG("nightly") as dag:
+                run = start("run")
+                GlueJobSensor(task_id="wait_glue", job_name="orders", run_id=run.output)
+                EmrJobFlowSensor(task_id="wait_cluster", job_flow_id=run.output, target_states=["WAITING"])
+        """
+        assert found(source, "RJ005") == [], returned

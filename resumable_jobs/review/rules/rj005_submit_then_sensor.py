@@ -288,8 +288,9 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
     if found is None:
         ids: set[str] = set()
         for call in sensor.calls:
-            for kw in call.keywords:
-                for node in subnodes(kw.value):
+            # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
+            for value in [*call.args, *(kw.value for kw in call.keywords)]:
+                for node in subnodes(value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
         for func in _callables(index, sensor):

@@ -11,7 +11,8 @@ task body nor a method, such as a ``@dag`` function or a DAG factory) is read on
 the calls and ``>>``/``<<`` expressions the module index already collected for it, so no
 statement is walked twice. A call is a task when it passes ``task_id=`` (every operator does)
 or calls a ``@task`` function of the file, including ``.override(...)``, ``.partial(...)`` and
-``.expand(...)`` forms. Flags assigned after construction (``run.deferrable = True``) are
+``.expand(...)`` forms, or calls an operator factory (a function of the file, or of a module of
+the tree it imports, that returns the operator it builds). Flags assigned after construction (``run.deferrable = True``) are
 kept on the task as overrides of its keywords.
 
 What it does not do: follow tasks across scopes or files, expand loops, or understand task

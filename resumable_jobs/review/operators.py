@@ -15,7 +15,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SUBMIT_OPERATORS", "WaitModel", "flagged_wait_model", "is_sensor_name", "submit_operator"]
+__all__ = [
+    "SUBMIT_OPERATORS",
+    "THIRD_PARTY_SUBMIT_OPERATORS",
+    "WaitModel",
+    "flagged_wait_model",
+    "is_sensor_name",
+    "submit_operator",
+]
 
 
 @dataclass(frozen=True)
@@ -109,6 +116,19 @@ SUBMIT_OPERATORS: dict[str, WaitModel] = {
 #: packages whose operators keep the names (and wait arguments) of the table above
 _KNOWN_PACKAGES = ("airflow.providers.", "airflow.contrib.", "resumable_jobs", "astronomer.providers.")
 
+#: vendors' own provider packages (not ``airflow.providers.*``), by top-level package and class
+#: name: the same class name means different things in different packages
+THIRD_PARTY_SUBMIT_OPERATORS: dict[tuple[str, str], WaitModel] = {
+    # airflow-provider-fivetran: execute() starts the connector's sync and returns at once
+    ("fivetran_provider", "FivetranOperator"): _NEVER,
+    # airflow-provider-fivetran-async: defers and waits unless wait_for_completion=False
+    ("fivetran_provider_async", "FivetranOperator"): _COMPLETION,
+    # airflow-provider-census: execute() triggers the sync and returns the sync run's id
+    ("airflow_provider_census", "CensusOperator"): _NEVER,
+    # airflow-provider-hightouch: waits only with synchronous=True
+    ("airflow_provider_hightouch", "HightouchTriggerSyncOperator"): WaitModel("synchronous", True, False),
+}
+
 #: old names still found in DAGs
 _ALIASES = {"AwsGlueJobOperator": "GlueJobOperator", "AwsBatchOperator": "BatchOperator"}
 
@@ -119,8 +139,11 @@ def submit_operator(qualified_name: str | None) -> WaitModel | None:
     astronomer-providers' ``*Async`` operators are the deferrable form of the operator of the
     same name: they defer (and so wait) unless told not to wait.
     """
-    if not qualified_name or not qualified_name.startswith(_KNOWN_PACKAGES):
+    if not qualified_name:
         return None
+    if not qualified_name.startswith(_KNOWN_PACKAGES):
+        package, _, rest = qualified_name.partition(".")
+        return THIRD_PARTY_SUBMIT_OPERATORS.get((package, rest.rsplit(".", 1)[-1])) if rest else None
     name = qualified_name.rsplit(".", 1)[-1]
     deferrable = name.endswith("Async")
     if deferrable:

@@ -18,7 +18,7 @@ task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.se
 ``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the sensor takes the submit's output
 (``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
 pulls the submit's XCom by task id in a template or in its callable, or names the same job
-(``job_name=``, ``batch_id=``, ``ingestion_id=``). Sensors are indexed by these links, so a scope with many tasks
+(``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``). Sensors are indexed by these links, so a scope with many tasks
 costs linear time. The finding is on the submit call.
 
 What it does not do: report an operator that already waits followed by a sensor (a redundant
@@ -264,8 +264,8 @@ class _SensorLinks:
 
 
 #: arguments that name one job on both sides, submit and sensor (SageMaker, Glue, Dataproc
-#: batches, QuickSight ingestions)
-_JOB_NAMES = ("job_name", "batch_id", "ingestion_id")
+#: batches, QuickSight ingestions, a Fivetran connector's sync)
+_JOB_NAMES = ("job_name", "batch_id", "ingestion_id", "connector_id")
 
 
 def _job_names(node: TaskNode) -> dict[str, str]:

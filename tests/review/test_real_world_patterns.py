@@ -191,6 +191,23 @@ def test_message_names_the_missing_wait_argument_once():
     assert "((" not in finding.message
 
 
+
+def test_message_says_when_not_waiting_is_the_operators_default_not_the_dags_setting():
+    source = """
+        from airflow.providers.amazon.aws.operators.emr import EmrAddStepsOperator
+        from airflow.providers.amazon.aws.sensors.emr import EmrStepSensor
+        from airflow.sdk import DAG
+
+        with DAG("d"):
+            add = EmrAddStepsOperator(task_id="add", job_flow_id="j-1", steps=[]{flag})
+            EmrStepSensor(task_id="watch", job_flow_id="j-1", step_id="{{{{ ti.xcom_pull(task_ids='add')[0] }}}}")
+    """
+    (left_out,) = review_source(textwrap.dedent(source.format(flag="")), "dag.py", [RULES_BY_CODE["RJ005"]])
+    assert "'add' does not wait (by default: wait_for_completion=False)" in left_out.message
+    flag = ", wait_for_completion=False"
+    (written,) = review_source(textwrap.dedent(source.format(flag=flag)), "dag.py", [RULES_BY_CODE["RJ005"]])
+    assert "'add' does not wait (wait_for_completion=False)" in written.message
+
 # -- RJ001 / RJ004: helpers, Jinja, markers, offsets -------------------------------------------
 
 

@@ -345,6 +345,9 @@ def _finding(
         how = "is a hand-written submit task"
     elif model is _SDK_STARTED:
         how = f"starts a job ({submit.__dict__.get('_rj005_started')}()) and returns without waiting for it"
+    elif model.keyword is not None and submit.setting(model.keyword) is None:
+        # the DAG left the argument out: say it is the operator's default, not the DAG's setting
+        how = f"does not wait (by default: {model.describe_no_wait()})"
     else:
         how = f"does not wait ({model.describe_no_wait()})"
     message = (

@@ -436,6 +436,10 @@ class ModuleIndex:
                     todo.append(callee)
         return runtime
 
+    def methods_named(self, cls: ast.ClassDef, name: str) -> list[FunctionNode]:
+        """The methods called ``name`` defined directly in ``cls``."""
+        return [f for f in self.functions_by_name.get(name, ()) if self.owner_class.get(f) is cls]
+
     def reached_from(self, func: FunctionNode) -> set[FunctionNode]:
         """``func`` and every function of this module it calls, transitively."""
         return self._follow_helpers({func})

@@ -60,6 +60,8 @@ class ClassFacts:
     name: str
     #: qualified names of the bases, resolved in the defining module
     bases: tuple[str, ...]
+    #: the job-start client method its ``execute()`` calls when it does not wait for the job (RJ005)
+    job_start: str | None = None
 
 
 @dataclass
@@ -458,5 +460,7 @@ def summarise_index(index) -> ModuleSummary:
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
             bases = tuple(index.resolve(b) or "" for b in cls.bases)
-            summary.classes[cls.name] = ClassFacts(os.path.abspath(index.path), cls.name, bases)
+            summary.classes[cls.name] = ClassFacts(
+                os.path.abspath(index.path), cls.name, bases, started_job(index, index.methods_named(cls, "execute"))
+            )
     return summary

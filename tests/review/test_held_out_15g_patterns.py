@@ -7,6 +7,7 @@ The same class name in another package can mean waiting (``fivetran_provider_asy
 
 from __future__ import annotations
 
+import os
 import textwrap
 
 from resumable_jobs.review import RULES_BY_CODE, review_source
@@ -72,3 +73,59 @@ def test_census_sync_with_a_sensor_on_another_task_is_not():
 def test_a_class_of_the_same_name_in_an_unknown_package_is_left_alone():
     source = _CONNECTOR_SYNC.format(package="inhouse_sync", module=".fivetran", flags="", watched="crm_connector")
     assert found(source) == []
+
+
+# --- RJ005: an in-house operator whose execute() starts a job and returns ---------------------
+
+_INHOUSE_OPERATOR = """
+    import boto3
+    from airflow.models import BaseOperator
+
+
+    class StartCrawlJob(BaseOperator):
+        def __init__(self, job, **kwargs):
+            super().__init__(**kwargs)
+            self.job = job
+
+        def execute(self, context):
+            glue = boto3.client("glue")
+            run = glue.start_job_run(JobName=self.job)
+            {wait}
+            return run["JobRunId"]
+"""
+
+_DAG_USING_IT = """
+    from airflow import DAG
+    from airflow.providers.amazon.aws.sensors.glue import GlueJobSensor
+    {import_line}
+
+    with DAG("crawl") as dag:
+        start = StartCrawlJob(task_id="start_crawl", job="crawl_sites")
+        done = GlueJobSensor(task_id="crawl_done", job_name="crawl_sites", run_id=start.output)
+        start >> done
+"""
+
+
+def test_an_operator_of_this_file_whose_execute_starts_a_job_and_returns_is_a_split():
+    source = _INHOUSE_OPERATOR.format(wait="") + _DAG_USING_IT.format(import_line="")
+    assert found(source) == [(22, "RJ005")]
+
+
+def test_an_operator_whose_execute_waits_for_its_job_is_not():
+    wait = 'glue.get_waiter("job_run_succeeded").wait(JobName=self.job, RunId=run["JobRunId"])'
+    source = _INHOUSE_OPERATOR.format(wait=wait) + _DAG_USING_IT.format(import_line="")
+    assert found(source) == []
+
+
+def test_an_operator_of_another_module_of_the_tree_is_followed(tmp_path):
+    from resumable_jobs.review import review_files
+
+    (tmp_path / "dags" / "ops").mkdir(parents=True)
+    (tmp_path / "dags" / "ops" / "__init__.py").write_text("")
+    for wait, expected in (("", [("dags/pipeline.py", 7)]), ("self.wait_for_run(run)", [])):
+        (tmp_path / "dags" / "ops" / "crawl.py").write_text(textwrap.dedent(_INHOUSE_OPERATOR.format(wait=wait)))
+        dag = _DAG_USING_IT.format(import_line="from ops.crawl import StartCrawlJob")
+        (tmp_path / "dags" / "pipeline.py").write_text(textwrap.dedent(dag))
+        files = [str(tmp_path / "dags" / "ops" / "crawl.py"), str(tmp_path / "dags" / "pipeline.py")]
+        result = review_files(files, [RULES_BY_CODE["RJ005"]])
+        assert [(os.path.relpath(f.path, tmp_path), f.line) for f in result.findings] == expected

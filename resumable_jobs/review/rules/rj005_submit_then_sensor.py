@@ -11,9 +11,10 @@ How: in each DAG scope (see :mod:`resumable_jobs.review.taskgraph`), a submit ta
 operator from :mod:`resumable_jobs.review.operators` (or an in-house subclass of one, in this
 file or another module of the tree) told not to wait, by keyword or by an attribute set after
 construction, or one that does not wait by default; or a ``@task`` named
-submit/start/launch/trigger with no polling loop; or a task whose code (a ``@task``, or a
-``python_callable`` of this file or another module of the tree) starts a job through a client or
-hook method and does not wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
+submit/start/launch/trigger with no polling loop; or a task whose code (a ``@task``, a
+``python_callable`` of this file or another module of the tree, or the ``execute()`` of an
+in-house operator class defined there) starts a job through a client or hook method and does not
+wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
 task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a
 ``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the sensor takes the submit's output
 (``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
@@ -162,7 +163,11 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     waiting for it (see :mod:`resumable_jobs.review.jobstart`): a ``@task`` function or a
     ``python_callable`` of this file, or one imported from another module of the tree."""
     if node.function is None and node.keyword("python_callable") is None:
-        return None
+        started = _class_job_start(index, node.operator)
+        if started is None:
+            return None
+        node.__dict__["_rj005_started"] = started
+        return _SDK_STARTED
     if index.called_names.isdisjoint(JOB_START_METHODS):
         # the body is not in this file, or it starts no job; only an imported callable is left
         started = None if node.function is not None else _imported_callable_start(index, node)
@@ -173,6 +178,25 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
         return None
     node.__dict__["_rj005_started"] = started
     return _SDK_STARTED
+
+
+def _class_job_start(index: ModuleIndex, name: str | None, depth: int = 0) -> str | None:
+    """The job-start method an in-house operator's ``execute()`` calls without waiting for the
+    job: a class of this file (or an in-file base of it), or of another module of the tree."""
+    if not name or depth > 5:
+        return None
+    cls = index.classes_by_name.get(name)
+    if cls is None:
+        facts = index.class_facts(name)
+        return facts.job_start if facts is not None else None
+    execute = index.methods_named(cls, "execute")
+    if execute:
+        return started_job(index, execute)
+    for base in _bases(index, name):
+        started = _class_job_start(index, base, depth + 1)
+        if started is not None:
+            return started
+    return None
 
 
 def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -56,7 +56,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue  # a date or an id position moved on from run to run: a watermark, RJ004
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
-        elif record.kind is None and usage.advanced(record.key):
+        elif record.kind is None and usage.advanced_in_dag_of(record):
             what = "a value a task moves on from run to run"
         else:
             continue

@@ -85,12 +85,26 @@ class VariableUsage:
             return False
         return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
 
-    def advanced(self, key: str | None) -> bool:
-        """Some task writes the key with a value computed from what it read under it."""
-        return bool(key) and key in self._advanced
+    def advanced_in_dag_of(self, record: VariableRecord) -> bool:
+        """Some task writes the key with a value computed from what it read under it, and that
+        task belongs to the DAG file ``record`` belongs to (its own file, or the
+        file whose task runs it when it is a helper of another module). A DAG file that only reads
+        a counter another DAG file moves on reads a value that DAG publishes, not its own run
+        state; a key whose name says nothing has no other evidence to go on."""
+        key = record.key
+        if not key or key not in self._advanced:
+            return False
+        files = self._advanced_files.get(key, set())
+        return _file_of(record.function) in files or (record.task_file or "") in files
 
     def _collect_advanced(self) -> set[str]:
-        return {r.key for r in self.records if r.advances and r.key}
+        self._advanced_files: dict[str, set[str]] = defaultdict(set)
+        for r in self.records:
+            if r.advances and r.key:
+                self._advanced_files[r.key].add(_file_of(r.function))
+                if r.task_file:
+                    self._advanced_files[r.key].add(r.task_file)
+        return set(self._advanced_files)
 
     def date_kept_across_runs(self, key: str | None) -> bool:
         """A key naming a date or time that a task writes and that is read back elsewhere: by

@@ -14,7 +14,9 @@ counts. A ``Variable.set`` that runs in a task whose key names per-run state (se
 unambiguous (``cursor``, ``checkpoint``): a read-only job id can be configuration, such as the
 id of a Databricks job definition. A key whose name says nothing is reported when one task of a
 DAG file writes it and another reads it (a per-run marker passed through a global), or when a
-task writes it with a value computed from what it read (a value moved on from run to run).
+task writes it with a value computed from what it read (a value moved on from run to run),
+in the DAG file whose task moves it on: another DAG file that only reads it reads a value that
+DAG publishes.
 
 What it does not do: report Variables read as configuration (table names, cluster ids,
 feature flags), Variable calls at module level (parse time), watermarks and offsets a task
@@ -56,7 +58,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue  # a date or an id position moved on from run to run: a watermark, RJ004
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
-        elif record.kind is None and usage.advanced(record.key):
+        elif record.kind is None and usage.advanced_in_dag_of(record):
             what = "a value a task moves on from run to run"
         else:
             continue

@@ -52,6 +52,9 @@ class FunctionFacts:
     #: when it returns an operator it builds (RJ005): (operator class, literal task id, the
     #: parameter the task id comes from and its position)
     returns_operator: tuple | None = None
+    #: the keywords of that construction, as ``(name, is_literal, value)``: the literal's value,
+    #: or None for an expression (a wait flag, a sensor's ``step_id`` template pulling XCom)
+    returns_settings: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,8 @@ class ModuleSummary:
     functions: dict[str, FunctionFacts] = field(default_factory=dict)
     classes: dict[str, ClassFacts] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    #: modules it imports everything from at module level (``from .tasks import *``), as written
+    star_imports: tuple[str, ...] = ()
 
 
 class ProjectView:
@@ -229,6 +234,11 @@ class ProjectIndex(ProjectView):
         if target is not None:
             rest = name.partition(".")[2]
             return self._lookup(module.path, f"{target}.{rest}" if rest else target, table, depth + 1)
+        # re-exported by ``from .helpers import *`` (a package ``__init__`` gathering its modules)
+        for star in module.star_imports:
+            value = self._lookup(module.path, f"{star}.{name}", table, depth + 1)
+            if value is not None:
+                return value
         return None
 
     def function(self, importer: str, qualified: str) -> FunctionFacts | None:
@@ -439,7 +449,12 @@ def summarise_index(index) -> ModuleSummary:
     from resumable_jobs.review.taskgraph import operator_factory
     from resumable_jobs.review.variables import variable_records_of
 
-    summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases))
+    stars = tuple(
+        "." * node.level + (node.module or "")
+        for node in index.tree.body
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    )
+    summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases), star_imports=stars)
     for func in index.tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             reached = index.reached_from(func)
@@ -456,6 +471,7 @@ def summarise_index(index) -> ModuleSummary:
                 tuple(calls),
                 started_job(index, [func]),
                 built[:4] if (built := operator_factory(index, func)) is not None else None,
+                _construction_settings(built[4]) if built is not None and built[4] is not None else (),
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
@@ -464,3 +480,12 @@ def summarise_index(index) -> ModuleSummary:
                 os.path.abspath(index.path), cls.name, bases, started_job(index, index.methods_named(cls, "execute"))
             )
     return summary
+
+
+def _construction_settings(built: ast.Call) -> tuple:
+    """The keywords of an operator construction as plain data (see ``FunctionFacts``)."""
+    return tuple(
+        (kw.arg, True, kw.value.value) if isinstance(kw.value, ast.Constant) else (kw.arg, False, None)
+        for kw in built.keywords
+        if kw.arg is not None
+    )

@@ -198,7 +198,9 @@ class _ScopeReader:
         factory = self._factory(base)
         if factory is not None:
             # a helper that builds and returns an operator (``return EmrAddStepsOperator(...)``)
-            operator, literal, param, position, inner = factory
+            operator, literal, param, position, inner = factory[:5]
+            if inner is None and len(factory) > 5:
+                inner = _construction_at(call, operator, factory[5])
             given: ast.AST | None = None
             if param is not None:
                 kw = keyword(call, param)
@@ -214,10 +216,10 @@ class _ScopeReader:
             )
         return None
 
-    def _factory(self, base: ast.AST) -> Factory | None:
+    def _factory(self, base: ast.AST) -> tuple | None:
         """What :func:`operator_factory` says of the function ``base`` names, a function of this
-        file or of a module of the tree it imports (then without the construction, which is in
-        another file)."""
+        file, or of a module of the tree it imports: then the construction is in another file,
+        and a sixth item carries its keywords from the module summary."""
         index = self.index
         if isinstance(base, ast.Name):
             for func in index.functions_by_name.get(base.id, ()):
@@ -238,7 +240,7 @@ class _ScopeReader:
         facts = index.project.function(index.abspath, qualified) if qualified else None
         if facts is None or facts.returns_operator is None:
             return None
-        return (*facts.returns_operator, None)
+        return (*facts.returns_operator, None, facts.returns_settings)
 
     # -- edges ----------------------------------------------------------------------------
 
@@ -336,6 +338,21 @@ def operator_factory(index: ModuleIndex, func: FunctionNode) -> Factory | None:
             found = (name, literal, param, position, built)
     cache[func] = found
     return found
+
+
+def _construction_at(call: ast.Call, operator: str, settings: tuple) -> ast.Call | None:
+    """An operator construction of another module rebuilt from its summary (its keywords, with
+    literal values kept and any other expression left unknown), placed at ``call``, the factory
+    call that makes the task: rules read its wait flags and XCom templates as if written there."""
+    if not settings:
+        return None
+    keywords = []
+    for name, literal, value in settings:
+        node = ast.Constant(value) if literal else ast.Name(id="_unknown_", ctx=ast.Load())
+        keywords.append(ast.keyword(arg=name, value=ast.copy_location(node, call)))
+        ast.copy_location(keywords[-1], call)
+    rebuilt = ast.Call(func=ast.Name(id=operator.rpartition(".")[2], ctx=ast.Load()), args=[], keywords=keywords)
+    return ast.copy_location(rebuilt, call)
 
 
 def _taskflow_id(index: ModuleIndex, func: FunctionNode, chain: list[ast.Call]) -> str:

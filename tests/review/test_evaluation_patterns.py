@@ -6,12 +6,8 @@ from __future__ import annotations
 import os
 import textwrap
 
-from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
-
-
-def found(source: str, *codes: str) -> list[tuple[int, str]]:
-    rules = [RULES_BY_CODE[c] for c in codes] if codes else list(RULES_BY_CODE.values())
-    return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
+from resumable_jobs.review import RULES_BY_CODE, review_files
+from tests.review.sources import found
 
 
 # -- RJ005: job operators no table lists, told not to wait by the common flags -------------------

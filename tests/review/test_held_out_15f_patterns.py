@@ -12,29 +12,8 @@ near misses of our own writing:
 
 from __future__ import annotations
 
-import os
-import textwrap
-
-from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
-
-
-def found(source: str, *codes: str) -> list[tuple[int, str]]:
-    rules = [RULES_BY_CODE[c] for c in codes] if codes else list(RULES_BY_CODE.values())
-    return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
-
-
-def write(root, files: dict[str, str]) -> list[str]:
-    paths = []
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        paths.append(str(path))
-    return paths
-
-
-def relative(root, result) -> list[tuple[str, int, str]]:
-    return [(os.path.relpath(f.path, root), f.line, f.code) for f in result.findings]
+from resumable_jobs.review import RULES_BY_CODE, review_files
+from tests.review.sources import found, relative, write
 
 
 # --- RJ005: Azure Data Factory runs started from task code -----------------------------------

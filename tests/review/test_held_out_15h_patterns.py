@@ -9,29 +9,15 @@ read once some task writes them.
 
 from __future__ import annotations
 
-import os
 import textwrap
 
 from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
+from tests.review.sources import relative, write
 
 
 def found(source: str) -> list[tuple[int, str]]:
     rules = [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]]
     return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
-
-
-def write(root, files: dict[str, str]) -> list[str]:
-    paths = []
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-        paths.append(str(path))
-    return paths
-
-
-def relative(root, result) -> list[tuple[str, int, str]]:
-    return [(os.path.relpath(f.path, root), f.line, f.code) for f in result.findings]
 
 
 # A weekly DAG that bumps a round number kept in a Variable and hands it to a script.

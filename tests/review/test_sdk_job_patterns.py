@@ -8,11 +8,7 @@ import os
 import textwrap
 
 from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
-
-
-def found(source: str, *codes: str) -> list[tuple[int, str]]:
-    rules = [RULES_BY_CODE[c] for c in codes] if codes else list(RULES_BY_CODE.values())
-    return [(f.line, f.code) for f in review_source(textwrap.dedent(source), "dag.py", rules)]
+from tests.review.sources import found
 
 
 _TASKFLOW = """

@@ -104,12 +104,17 @@ def test_folders_recurse_and_skip_hidden_and_cache_dirs(tmp_path):
     assert python_files([str(tmp_path / "dags")]) == [str(tmp_path / "dags" / "sub" / "x.py")]
 
 
-def test_parallel_review_matches_serial(tmp_path):
+def _copies_of_positive(tmp_path, count: int) -> list[str]:
+    """A tree of ``count`` copies of one positive case (two findings each), large enough to fork."""
     with open(POSITIVE) as handle:
         source = handle.read()
-    for i in range(210):
+    for i in range(count):
         (tmp_path / f"d{i:03d}.py").write_text(source)
-    files = python_files([str(tmp_path)])
+    return python_files([str(tmp_path)])
+
+
+def test_parallel_review_matches_serial(tmp_path):
+    files = _copies_of_positive(tmp_path, 210)
     serial, parallel = review_files(files, jobs=1), review_files(files, jobs=2)
     assert parallel.findings == serial.findings and len(serial.findings) == 420
 
@@ -118,11 +123,7 @@ def test_parallel_review_matches_serial(tmp_path):
 def test_parallel_review_survives_a_child_that_fails(tmp_path, monkeypatch):
     from resumable_jobs.review import engine
 
-    with open(POSITIVE) as handle:
-        source = handle.read()
-    for i in range(210):
-        (tmp_path / f"d{i:03d}.py").write_text(source)
-    files = python_files([str(tmp_path)])
+    files = _copies_of_positive(tmp_path, 210)
     serial = review_files(files, jobs=1)
     parent, real = os.getpid(), engine._analyse_chunk
 
@@ -143,11 +144,7 @@ def test_a_slowed_process_reviews_fewer_batches_and_the_result_is_unchanged(tmp_
 
     from resumable_jobs.review import engine
 
-    with open(POSITIVE) as handle:
-        source = handle.read()
-    for i in range(400):
-        (tmp_path / f"d{i:03d}.py").write_text(source)
-    files = python_files([str(tmp_path)])
+    files = _copies_of_positive(tmp_path, 400)
     serial = review_files(files, jobs=1)
     parent, real, reviewed_here = os.getpid(), engine._analyse_chunk, []
 

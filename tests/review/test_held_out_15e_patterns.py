@@ -115,6 +115,16 @@ _HELPER = """
 """
 
 
+#: a DAG whose only task runs the helper: it writes the key and reads nothing back
+_DAILY_RUNS_THE_HELPER = """
+    from airflow import DAG
+    from airflow.operators.python import PythonOperator
+    from helpers.storage import choose_partition
+
+    with DAG("daily") as dag:
+        PythonOperator(task_id="pick", python_callable=choose_partition, op_kwargs={"bucket": "raw"})
+"""
+
 def test_helper_run_as_a_task_writes_what_the_dag_reads_when_parsed(tmp_path):
     paths = write(
         tmp_path,
@@ -146,15 +156,7 @@ def test_helper_value_nothing_in_the_dag_reads_back_is_a_near_miss(tmp_path):
         {
             "dags/helpers/__init__.py": "",
             "dags/helpers/storage.py": _HELPER,
-            "dags/daily.py": """
-                from airflow import DAG
-                from airflow.operators.python import PythonOperator
-                from helpers.storage import choose_partition
-
-                with DAG("daily") as dag:
-                    PythonOperator(task_id="pick", python_callable=choose_partition,
-                                   op_kwargs={"bucket": "raw"})
-            """,
+            "dags/daily.py": _DAILY_RUNS_THE_HELPER,
         },
     )
     assert relative(tmp_path, review_files(paths)) == []
@@ -167,15 +169,7 @@ def test_key_read_by_a_dag_that_does_not_run_the_helper_is_a_near_miss(tmp_path)
         {
             "dags/helpers/__init__.py": "",
             "dags/helpers/storage.py": _HELPER,
-            "dags/daily.py": """
-                from airflow import DAG
-                from airflow.operators.python import PythonOperator
-                from helpers.storage import choose_partition
-
-                with DAG("daily") as dag:
-                    PythonOperator(task_id="pick", python_callable=choose_partition,
-                                   op_kwargs={"bucket": "raw"})
-            """,
+            "dags/daily.py": _DAILY_RUNS_THE_HELPER,
             "dags/report.py": """
                 from airflow import DAG
                 from airflow.models import Variable

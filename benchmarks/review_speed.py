@@ -9,9 +9,10 @@ temporary folder, then times each tool as a user runs it, as a fresh process ove
 tree. Runs are interleaved (one of each per round, ``--repeat`` rounds) so that load from other
 work on the machine hits every tool alike, and the median is reported. The reviewer runs in one
 process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU); ruff always
-uses every CPU and runs with ``--no-cache`` so it does the same work each time. Prints files per second for each, the CPU seconds all its processes used (steadier
-than wall time when other work loads the machine), the ratio to ruff, the peak memory of the
-largest process, and memory against source size: one generated file of about 1 MB reviewed alone, next
+uses every CPU and runs with ``--no-cache`` so it does the same work each time. Prints files per
+second for each, the CPU seconds all its processes used (steadier than wall time when other work
+loads the machine), the ratio to ruff, the peak memory of the largest process, and memory against
+source size: one generated file of about 1 MB reviewed alone, next
 to Python's own ``ast.parse`` of that file (the floor for any AST-based tool). The reviewer runs
 from bytecode, as an installed package does (see ``main``), after one untimed run of each tool.
 

@@ -12,8 +12,8 @@ the calls and ``>>``/``<<`` expressions the module index already collected for i
 statement is walked twice. A call is a task when it passes ``task_id=`` (every operator does)
 or calls a ``@task`` function of the file, including ``.override(...)``, ``.partial(...)`` and
 ``.expand(...)`` forms, or calls an operator factory (a function of the file, or of a module of
-the tree it imports, that returns the operator it builds). Flags assigned after construction (``run.deferrable = True``) are
-kept on the task as overrides of its keywords.
+the tree it imports, that returns the operator it builds). Flags assigned after construction
+(``run.deferrable = True``) are kept on the task as overrides of its keywords.
 
 What it does not do: follow tasks across scopes or files, expand loops, or understand task
 groups as dependency targets; a dependency it cannot read is simply absent, which can only

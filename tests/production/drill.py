@@ -80,7 +80,9 @@ class Drill:
     def wait_polling(self, try_number: int = 1) -> Job:
         """Wait until try ``try_number`` is running and polls its RUNNING job; return the job."""
         job = self.wait_for_running_job()
-        self.wait_for_task(f"running try {try_number}", lambda ti: ti["state"] == "running" and ti["try_number"] == try_number)
+        self.wait_for_task(
+            f"running try {try_number}", lambda ti: ti["state"] == "running" and ti["try_number"] == try_number
+        )
         self.log(try_number).wait_for(self.backend.poll_line(job), timeout=WAIT)
         return job
 

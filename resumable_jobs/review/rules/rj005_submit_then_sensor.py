@@ -16,11 +16,11 @@ submit/start/launch/trigger with no polling loop; or a task whose code (a ``@tas
 in-house operator class defined there) starts a job through a client or hook method and does not
 wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
 task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a
-``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the sensor takes the submit's output
-(``submit.output``, a TaskFlow argument, or through a TaskFlow step that picks the id out),
-pulls the submit's XCom by task id in a template or in its callable, or names the same job
-(``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``). Sensors are indexed by these links, so a scope with many tasks
-costs linear time. The finding is on the submit call.
+``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the
+sensor takes the submit's output (``submit.output``, a TaskFlow argument, or through a TaskFlow
+step that picks the id out), pulls the submit's XCom by task id in a template or in its callable,
+or names the same job (``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``).
+Sensors are indexed by these links, so a scope with many tasks costs linear time. The finding is on the submit call.
 
 What it does not do: report an operator that already waits followed by a sensor (a redundant
 sensor is harmless for crash safety), ``TriggerDagRunOperator(wait_for_completion=False)``,

@@ -8,7 +8,7 @@ and sensor, a custom ResumableJobMixin operator, an asset watermark DAG, a DAG f
 temporary folder, then times each tool as a user runs it, as a fresh process over the whole
 tree. Runs are interleaved (one of each per round, ``--repeat`` rounds) so that load from other
 work on the machine hits every tool alike, and the median is reported. The reviewer runs in one
-process (``-j1``, its default), in two (``-j2``) and with ``-j0`` (one per CPU); ruff always
+process (``-j1``), in two (``-j2``) and with ``-j0`` (one per CPU, its default); ruff always
 uses every CPU and runs with ``--no-cache`` so it does the same work each time. Prints files per
 second for each, the CPU seconds all its processes used (steadier than wall time when other work
 loads the machine), the ratio to ruff, the peak memory of the largest process, and memory against

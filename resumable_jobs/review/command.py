@@ -49,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs",
         "-j",
         type=int,
-        default=1,
+        default=0,
         metavar="N",
-        help="processes for large trees (default: 1; 0 = one per CPU this process may run on)",
+        help="processes for trees of 200 files or more (default: 0, one per CPU this process may run on)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
 

@@ -270,6 +270,17 @@ def test_path_errors_on_the_command_line_say_what_is_wrong(tmp_path, capsys):
     assert f"path does not exist: {tmp_path / 'absent'}" in capsys.readouterr().err
 
 
+def test_the_command_uses_every_cpu_by_default_and_j1_keeps_one_process(monkeypatch, tmp_path):
+    from resumable_jobs.review.findings import ReviewResult
+
+    asked = []
+    monkeypatch.setattr(command, "available_cpus", lambda: 4)
+    monkeypatch.setattr(command, "review_files", lambda files, rules, jobs: asked.append(jobs) or ReviewResult())
+    invoke(str(tmp_path))
+    invoke(str(tmp_path), "-j1")
+    assert asked == [4, 1]
+
+
 def test_jobs_zero_uses_every_cpu_this_process_may_run_on(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(os, "getloadavg", lambda: (9.0, 0.0, 0.0))

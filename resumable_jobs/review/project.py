@@ -21,6 +21,7 @@ installed packages; a name it cannot resolve is unknown and the rules stay silen
 from __future__ import annotations
 
 import ast
+import builtins
 import os
 import re
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ __all__ = [
     "ProjectIndex",
     "ProjectView",
     "plugin_class_name",
+    "star_imported_function",
 ]
 
 
@@ -442,6 +444,40 @@ def _repository_root(folder: str) -> str | None:
     return None
 
 
+def _module_star_imports(tree: ast.Module) -> tuple[str, ...]:
+    """The modules a module imports everything from at module level, as written (``.tasks``)."""
+    return tuple(
+        "." * node.level + (node.module or "")
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    )
+
+
+def star_imported_function(index, node: ast.AST) -> tuple[str, FunctionFacts] | None:
+    """A bare name a file neither defines nor imports by name, found in a module of the tree the
+    file star-imports (``from user_function import *``, then ``python_callable=set_dates``),
+    with the name it has there: Python binds it from that module.
+
+    Costs nothing for files without ``import *`` in their text.
+    """
+    if not isinstance(node, ast.Name) or node.id in index.aliases or node.id in index.functions_by_name:
+        return None
+    stars = index.__dict__.get("_local_star_imports")
+    if stars is None:  # once per file
+        stars = _module_star_imports(index.tree) if "import *" in index.source_text else ()
+        if stars and not index.project.imports_local_code(index.abspath, stars):
+            stars = ()
+        index.__dict__["_local_star_imports"] = stars
+    if not stars or hasattr(builtins, node.id):
+        return None
+    for star in stars:
+        qualified = f"{star}{node.id}" if star.endswith(".") else f"{star}.{node.id}"
+        facts = index.project.function(index.abspath, qualified)
+        if facts is not None:
+            return qualified, facts
+    return None
+
+
 def summarise_index(index) -> ModuleSummary:
     """The summary of a parsed module (a :class:`ModuleIndex`)."""
     from resumable_jobs.review.index import dotted_name
@@ -449,11 +485,7 @@ def summarise_index(index) -> ModuleSummary:
     from resumable_jobs.review.taskgraph import operator_factory
     from resumable_jobs.review.variables import variable_records_of
 
-    stars = tuple(
-        "." * node.level + (node.module or "")
-        for node in index.tree.body
-        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-    )
+    stars = _module_star_imports(index.tree)
     summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases), star_imports=stars)
     for func in index.tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, dotted_name, keyword
+from resumable_jobs.review.project import star_imported_function
 
 __all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 
@@ -228,7 +229,11 @@ class _ScopeReader:
                     if built is not None:
                         return built
             if base.id not in index.aliases:
-                return None
+                starred = star_imported_function(index, base)  # ``from steps import *``
+                facts = starred[1] if starred is not None else None
+                if facts is None or facts.returns_operator is None:
+                    return None
+                return (*facts.returns_operator, None, facts.returns_settings)
         elif not isinstance(base, ast.Attribute):
             return None
         if not index.imports_local_code:

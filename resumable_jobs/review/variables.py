@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
 from resumable_jobs.review.keys import KeyKind, classify, names_a_date
 from resumable_jobs.review.noqa import noqa_codes
+from resumable_jobs.review.project import star_imported_function
 
 __all__ = [
     "VARIABLE_CLASSES",
@@ -258,7 +259,8 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     cached = index.__dict__.get("_variable_records")
     if cached is not None:
         return cached
-    if "Variable" not in index.source_text and "var." not in index.source_text and not index.imports_local_code:
+    text = index.source_text
+    if "Variable" not in text and "var." not in text and "import *" not in text and not index.imports_local_code:
         index.__dict__["_variable_records"] = []
         return []
     accesses = runtime_variable_accesses(index)
@@ -355,13 +357,14 @@ def _strings(node: ast.AST):
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     """Variable calls in helpers of other modules that a task of this file calls."""
-    if not index.imports_local_code:
+    stars = "import *" in index.source_text
+    if not index.imports_local_code and not stars:
         return []  # no name of the file leads to another module of the tree
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
-    for site, target in _imported_runtime_calls(index):
-        todo = [(index.path, index.resolve(target) or "")]
+    for site, qualified in _imported_runtime_calls(index, stars):
+        todo = [(index.path, qualified)]
         while todo:
             importer, qualified = todo.pop()
             if (importer, qualified) in seen or len(seen) > 200:
@@ -392,19 +395,32 @@ def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:
     return result
 
 
-def _imported_runtime_calls(index: ModuleIndex):
-    """(call, callee) for imported functions that run in a task: called from a task body, or
-    handed to an operator as ``python_callable=`` (``PythonOperator(python_callable=helpers.load)``)."""
+def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
+    """(call, qualified callee) for imported functions that run in a task: called from a task
+    body, or handed to an operator as ``python_callable=``
+    (``PythonOperator(python_callable=helpers.load)``); with ``stars``, also bare names the file
+    takes from a star import of a module of the tree."""
     for site in index.calls_in_runtime():
-        local = dotted_name(site.node.func)
-        if local and local.split(".")[0] in index.aliases:
-            yield site, site.node.func
+        target = _imported_name(index, site.node.func, stars)
+        if target is not None:
+            yield site, target
     for site in index.calls:
         kw = keyword(site.node, "python_callable")
         if kw is not None:
-            local = dotted_name(kw.value)
-            if local and local.split(".")[0] in index.aliases:
-                yield site, kw.value
+            target = _imported_name(index, kw.value, stars)
+            if target is not None:
+                yield site, target
+
+
+def _imported_name(index: ModuleIndex, node: ast.AST, stars: bool) -> str | None:
+    local = dotted_name(node)
+    if local and local.split(".")[0] in index.aliases:
+        return index.resolve(node) or ""
+    if stars:
+        found = star_imported_function(index, node)
+        if found is not None:
+            return found[0]
+    return None
 
 
 def _noqa_at(index: ModuleIndex, line: int) -> str | None:

@@ -39,6 +39,7 @@ from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, do
 from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
+from resumable_jobs.review.project import star_imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -201,7 +202,12 @@ def _class_job_start(index: ModuleIndex, name: str | None, depth: int = 0) -> st
 
 def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:
     kw = node.keyword("python_callable")
-    if kw is None or not index.imports_local_code:
+    if kw is None:
+        return None
+    starred = star_imported_function(index, kw.value)  # ``from helpers import *``
+    if starred is not None:
+        return starred[1].job_start
+    if not index.imports_local_code:
         return None
     local = dotted_name(kw.value)
     if not local or local.split(".")[0] not in index.aliases:

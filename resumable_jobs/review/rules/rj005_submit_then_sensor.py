@@ -99,27 +99,27 @@ def _flagged_off(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     return None
 
 
-def _flagged_model(index: ModuleIndex, name: str | None, flag: str, depth: int = 0) -> WaitModel | None:
+def _flagged_model(index: ModuleIndex, name: str | None, flag: str) -> WaitModel | None:
     """:func:`flagged_wait_model`, following in-house subclasses to a known base."""
-    model = flagged_wait_model(name, flag)
-    if model is not None or not name or depth > 5:
-        return model
-    for base in _bases(index, name):
-        model = _flagged_model(index, base, flag, depth + 1)
-        if model is not None:
-            return model
-    return None
+    return _along_bases(index, name, lambda cls: flagged_wait_model(cls, flag))
 
 
-def operator_wait_model(index: ModuleIndex, name: str | None, depth: int = 0) -> WaitModel | None:
+def operator_wait_model(index: ModuleIndex, name: str | None) -> WaitModel | None:
     """The wait model of an operator class, following in-house subclasses to a known base."""
-    model = submit_operator(name)
-    if model is not None or not name or depth > 5:
-        return model
+    return _along_bases(index, name, submit_operator)
+
+
+def _along_bases(index: ModuleIndex, name: str | None, look, depth: int = 0):
+    """``look(class name)`` for the class, then for its bases (in this file, or classes of the
+    tree the project index knows), depth first: the first answer that is not None. In-house
+    operators subclass a known operator a few levels down; more than five levels is a loop."""
+    found = look(name)
+    if found is not None or not name or depth > 5:
+        return found
     for base in _bases(index, name):
-        model = operator_wait_model(index, base, depth + 1)
-        if model is not None:
-            return model
+        found = _along_bases(index, base, look, depth + 1)
+        if found is not None:
+            return found
     return None
 
 
@@ -131,12 +131,8 @@ def _bases(index: ModuleIndex, name: str) -> list[str]:
     return list(facts.bases) if facts is not None else []
 
 
-def _is_sensor_class(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:
-    if is_sensor_name(name):
-        return True
-    if not name or depth > 5:
-        return False
-    return any(_is_sensor_class(index, base, depth + 1) for base in _bases(index, name))
+def _is_sensor_class(index: ModuleIndex, name: str | None) -> bool:
+    return _along_bases(index, name, lambda cls: True if is_sensor_name(cls) else None) is not None
 
 
 _HAND_WRITTEN = WaitModel(None, True, False)
@@ -164,12 +160,8 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     waiting for it (see :mod:`resumable_jobs.review.jobstart`): a ``@task`` function or a
     ``python_callable`` of this file, or one imported from another module of the tree."""
     if node.function is None and node.keyword("python_callable") is None:
-        started = _class_job_start(index, node.operator)
-        if started is None:
-            return None
-        node.__dict__["_rj005_started"] = started
-        return _SDK_STARTED
-    if index.called_names.isdisjoint(JOB_START_METHODS):
+        started = _class_job_start(index, node.operator)  # an in-house operator's execute()
+    elif index.called_names.isdisjoint(JOB_START_METHODS):
         # the body is not in this file, or it starts no job; only an imported callable is left
         started = None if node.function is not None else _imported_callable_start(index, node)
     else:
@@ -181,23 +173,21 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     return _SDK_STARTED
 
 
-def _class_job_start(index: ModuleIndex, name: str | None, depth: int = 0) -> str | None:
+def _class_job_start(index: ModuleIndex, name: str | None) -> str | None:
     """The job-start method an in-house operator's ``execute()`` calls without waiting for the
-    job: a class of this file (or an in-file base of it), or of another module of the tree."""
-    if not name or depth > 5:
-        return None
-    cls = index.classes_by_name.get(name)
-    if cls is None:
-        facts = index.class_facts(name)
-        return facts.job_start if facts is not None else None
-    execute = index.methods_named(cls, "execute")
-    if execute:
-        return started_job(index, execute)
-    for base in _bases(index, name):
-        started = _class_job_start(index, base, depth + 1)
-        if started is not None:
-            return started
-    return None
+    job: a class of this file or of another module of the tree, or its nearest in-file base that
+    defines ``execute()``. The nearest ``execute()`` decides, even when it starts nothing (an
+    override that calls ``super().execute()`` and then waits)."""
+
+    def look(cls_name: str | None) -> str | None:
+        cls = index.classes_by_name.get(cls_name or "")
+        if cls is None:
+            facts = index.class_facts(cls_name) if cls_name else None
+            return (facts.job_start or "") if facts is not None else None  # its summary decides
+        execute = index.methods_named(cls, "execute")
+        return (started_job(index, execute) or "") if execute else None
+
+    return _along_bases(index, name, look) or None
 
 
 def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -34,6 +34,7 @@ __all__ = [
     "ModuleSummary",
     "ProjectIndex",
     "ProjectView",
+    "imported_function",
     "plugin_class_name",
     "star_imported_function",
 ]
@@ -476,6 +477,22 @@ def star_imported_function(index, node: ast.AST) -> tuple[str, FunctionFacts] | 
         if facts is not None:
             return qualified, facts
     return None
+
+
+def imported_function(index, node: ast.AST) -> tuple[str, FunctionFacts] | None:
+    """The function of another module of the tree that ``node`` names, through the file's imports
+    (``helpers.load``, ``load`` from ``from helpers import load``) or a star import: its qualified
+    name and what the project index knows of it."""
+    from resumable_jobs.review.index import dotted_name
+
+    local = dotted_name(node)
+    if not local or local.split(".")[0] not in index.aliases:
+        return star_imported_function(index, node)
+    if not index.imports_local_code:
+        return None
+    qualified = index.resolve(node)
+    facts = index.project.function(index.abspath, qualified) if qualified else None
+    return (qualified, facts) if facts is not None else None
 
 
 def summarise_index(index) -> ModuleSummary:

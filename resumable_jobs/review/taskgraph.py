@@ -27,8 +27,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, dotted_name, keyword
-from resumable_jobs.review.project import star_imported_function
+from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, keyword
+from resumable_jobs.review.project import imported_function
 
 __all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 
@@ -228,21 +228,10 @@ class _ScopeReader:
                     built = operator_factory(index, func)
                     if built is not None:
                         return built
-            if base.id not in index.aliases:
-                starred = star_imported_function(index, base)  # ``from steps import *``
-                facts = starred[1] if starred is not None else None
-                if facts is None or facts.returns_operator is None:
-                    return None
-                return (*facts.returns_operator, None, facts.returns_settings)
         elif not isinstance(base, ast.Attribute):
             return None
-        if not index.imports_local_code:
-            return None
-        local = dotted_name(base)
-        if not local or local.split(".")[0] not in index.aliases:
-            return None
-        qualified = index.resolve(base)
-        facts = index.project.function(index.abspath, qualified) if qualified else None
+        imported = imported_function(index, base)  # ``from steps import *`` included
+        facts = imported[1] if imported is not None else None
         if facts is None or facts.returns_operator is None:
             return None
         return (*facts.returns_operator, None, facts.returns_settings)

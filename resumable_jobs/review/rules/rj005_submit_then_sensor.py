@@ -35,11 +35,11 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, dotted_name, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
-from resumable_jobs.review.project import star_imported_function
+from resumable_jobs.review.project import imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -192,19 +192,8 @@ def _class_job_start(index: ModuleIndex, name: str | None) -> str | None:
 
 def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:
     kw = node.keyword("python_callable")
-    if kw is None:
-        return None
-    starred = star_imported_function(index, kw.value)  # ``from helpers import *``
-    if starred is not None:
-        return starred[1].job_start
-    if not index.imports_local_code:
-        return None
-    local = dotted_name(kw.value)
-    if not local or local.split(".")[0] not in index.aliases:
-        return None
-    qualified = index.resolve(kw.value)
-    facts = index.project.function(index.abspath, qualified) if qualified else None
-    return facts.job_start if facts is not None else None
+    imported = imported_function(index, kw.value) if kw is not None else None  # star imports too
+    return imported[1].job_start if imported is not None else None
 
 
 def _may_have_sensor(index: ModuleIndex) -> bool:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from resumable_jobs._version import __version__
+from resumable_jobs.help_format import HelpFormatter
 
 #: subcommand -> (module providing ``add_arguments(parser)`` and ``run(args) -> int``, help line)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -25,13 +26,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="resumable-jobs",
         description="Crash-safe external job submission for Apache Airflow.",
+        formatter_class=HelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_line) in SUBCOMMANDS.items():
         # add_help=False: `resumable-jobs review --help` must reach the subcommand's own parser,
         # which knows its arguments (declared by its module, imported only when it runs).
-        sub_parser = sub.add_parser(name, help=help_line, add_help=False)
+        sub_parser = sub.add_parser(name, help=help_line, add_help=False, formatter_class=HelpFormatter)
         sub_parser.set_defaults(_module=module)
     return parser
 
@@ -46,7 +48,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     module = importlib.import_module(known._module)
     sub_parser = argparse.ArgumentParser(
-        prog=f"resumable-jobs {known.command}", description=SUBCOMMANDS[known.command][1]
+        prog=f"resumable-jobs {known.command}",
+        description=SUBCOMMANDS[known.command][1],
+        formatter_class=HelpFormatter,
     )
     module.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[argv.index(known.command) + 1 :])

@@ -13,7 +13,7 @@ this project makes crash-safe, and "trigger without waiting" is their normal, in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 
 __all__ = [
     "SUBMIT_OPERATORS",
@@ -25,8 +25,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class WaitModel:
+class WaitModel(namedtuple("WaitModel", "keyword wait_value default")):
     """How an operator decides whether to wait for its job.
 
     ``keyword`` is the argument that switches waiting (``None`` when there is none),
@@ -34,9 +33,7 @@ class WaitModel:
     operator waits when the argument is not given.
     """
 
-    keyword: str | None
-    wait_value: bool
-    default: bool
+    __slots__ = ()
 
     def describe_no_wait(self) -> str:
         """Why it does not wait, for "'x' does not wait (...)": no parentheses of its own."""

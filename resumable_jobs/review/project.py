@@ -24,8 +24,8 @@ import ast
 import builtins
 import os
 import re
+from collections import namedtuple
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 
 __all__ = [
     "EMPTY_PROJECT",
@@ -40,45 +40,58 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class FunctionFacts:
-    """A module-level function of an indexed module, as far as the rules care."""
+class FunctionFacts(
+    namedtuple(
+        "FunctionFacts",
+        "path name variable_accesses calls job_start returns_operator returns_settings",
+        defaults=((), (), None, None, ()),
+    )
+):
+    """A module-level function of an indexed module, as far as the rules care.
 
-    path: str
-    name: str
-    #: Variable calls in the function and in the same-module helpers it calls
-    variable_accesses: tuple = ()
-    #: qualified names (in the defining module's namespace) of imported functions it calls
-    calls: tuple[str, ...] = ()
-    #: the job-start client method it calls when it does not wait for the job (RJ005)
-    job_start: str | None = None
-    #: when it returns an operator it builds (RJ005): (operator class, literal task id, the
-    #: parameter the task id comes from and its position)
-    returns_operator: tuple | None = None
-    #: the keywords of that construction, as ``(name, is_literal, value)``: the literal's value,
-    #: or None for an expression (a wait flag, a sensor's ``step_id`` template pulling XCom)
-    returns_settings: tuple = ()
+    - ``variable_accesses``: Variable calls in the function and in the same-module helpers it calls;
+    - ``calls``: qualified names (in the defining module's namespace) of imported functions it calls;
+    - ``job_start``: the job-start client method it calls when it does not wait for the job (RJ005);
+    - ``returns_operator``: when it returns an operator it builds (RJ005): (operator class, literal
+      task id, the parameter the task id comes from and its position);
+    - ``returns_settings``: the keywords of that construction, as ``(name, is_literal, value)``: the
+      literal's value, or None for an expression (a wait flag, a sensor's ``step_id`` template
+      pulling XCom).
+    """
 
-
-@dataclass(frozen=True)
-class ClassFacts:
-    path: str
-    name: str
-    #: qualified names of the bases, resolved in the defining module
-    bases: tuple[str, ...]
-    #: the job-start client method its ``execute()`` calls when it does not wait for the job (RJ005)
-    job_start: str | None = None
+    __slots__ = ()
 
 
-@dataclass
+class ClassFacts(namedtuple("ClassFacts", "path name bases job_start", defaults=(None,))):
+    """A class of an indexed module: ``bases`` are qualified names resolved in the defining
+    module; ``job_start`` is the job-start client method its ``execute()`` calls when it does
+    not wait for the job (RJ005)."""
+
+    __slots__ = ()
+
+
 class ModuleSummary:
-    path: str
-    constants: dict[str, str] = field(default_factory=dict)
-    functions: dict[str, FunctionFacts] = field(default_factory=dict)
-    classes: dict[str, ClassFacts] = field(default_factory=dict)
-    aliases: dict[str, str] = field(default_factory=dict)
-    #: modules it imports everything from at module level (``from .tasks import *``), as written
-    star_imports: tuple[str, ...] = ()
+    """What one indexed module defines: string constants, functions, classes, its imports
+    (``aliases``) and the modules it imports everything from at module level
+    (``from .tasks import *``), as written."""
+
+    __slots__ = ("path", "constants", "functions", "classes", "aliases", "star_imports")
+
+    def __init__(
+        self,
+        path: str,
+        constants: dict[str, str] | None = None,
+        functions: dict[str, FunctionFacts] | None = None,
+        classes: dict[str, ClassFacts] | None = None,
+        aliases: dict[str, str] | None = None,
+        star_imports: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.constants = constants if constants is not None else {}
+        self.functions = functions if functions is not None else {}
+        self.classes = classes if classes is not None else {}
+        self.aliases = aliases if aliases is not None else {}
+        self.star_imports = star_imports
 
 
 class ProjectView:

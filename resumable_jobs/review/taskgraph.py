@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from itertools import pairwise
 
 from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, keyword
@@ -35,20 +34,32 @@ __all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 _WRAPPERS = frozenset({"override", "partial", "expand", "expand_kwargs"})
 
 
-@dataclass(eq=False)
 class TaskNode:
-    """One task created in a DAG scope."""
+    """One task created in a DAG scope.
 
-    call: ast.Call
-    task_id: str | None
-    #: the resolved operator class (``airflow.providers...BatchOperator``) for operator tasks
-    operator: str | None = None
-    #: the ``@task`` function for TaskFlow tasks
-    function: FunctionNode | None = None
-    #: every call of the chain (``Op.partial(...).expand(...)``), where keywords may be
-    calls: list[ast.Call] = field(default_factory=list)
-    #: ``task.attr = value`` after construction (``submit.wait_for_completion = False``)
-    overrides: dict[str, ast.Assign] = field(default_factory=dict)
+    ``operator`` is the resolved operator class (``airflow.providers...BatchOperator``) of an
+    operator task, ``function`` the ``@task`` function of a TaskFlow task, ``calls`` every call
+    of the chain (``Op.partial(...).expand(...)``), where keywords may be, and ``overrides``
+    the ``task.attr = value`` statements after construction (``submit.wait_for_completion =
+    False``). Compared by identity: two tasks are never the same task. Rules keep what they
+    work out about a task in its ``__dict__``.
+    """
+
+    def __init__(
+        self,
+        call: ast.Call,
+        task_id: str | None,
+        operator: str | None = None,
+        function: FunctionNode | None = None,
+        calls: list[ast.Call] | None = None,
+        overrides: dict[str, ast.Assign] | None = None,
+    ) -> None:
+        self.call = call
+        self.task_id = task_id
+        self.operator = operator
+        self.function = function
+        self.calls: list[ast.Call] = calls if calls is not None else []
+        self.overrides: dict[str, ast.Assign] = overrides if overrides is not None else {}
 
     def setting(self, name: str) -> ast.AST | None:
         """The value ``name`` ends up with: a later attribute assignment, else the keyword."""

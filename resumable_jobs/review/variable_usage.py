@@ -17,21 +17,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-
 from resumable_jobs.review.keys import names_a_date, names_an_offset
 from resumable_jobs.review.variables import VariableRecord
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
 
 
-@dataclass
 class ProjectFacts:
-    """What every file's review reported for the decisions made over the whole tree."""
+    """What every file's review reported for the decisions made over the whole tree: its
+    Variable records, and the (function id, key) of the reconnect-or-submit ifs reported as
+    RJ003."""
 
-    records: list[VariableRecord] = field(default_factory=list)
-    #: (function id, key) of the reconnect-or-submit ifs reported as RJ003
-    reconnects: set[tuple[str, str]] = field(default_factory=set)
+    def __init__(
+        self, records: list[VariableRecord] | None = None, reconnects: set[tuple[str, str]] | None = None
+    ) -> None:
+        self.records: list[VariableRecord] = records if records is not None else []
+        self.reconnects: set[tuple[str, str]] = reconnects if reconnects is not None else set()
 
     def merge(self, other: ProjectFacts) -> None:
         self.records.extend(other.records)

@@ -26,7 +26,7 @@ import ast
 import json
 import os
 import re
-from dataclasses import dataclass, replace
+from collections import namedtuple
 
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
 from resumable_jobs.review.keys import KeyKind, classify, names_a_date
@@ -57,15 +57,12 @@ VARIABLE_CLASSES = frozenset(
 _OPERATIONS = {"get": "get", "set": "set", "setdefault": "get", "update": "set"}
 
 
-@dataclass(frozen=True)
-class VariableAccess:
-    site: CallSite
-    op: str  # "get" or "set"
-    key: str | None
-    kind: KeyKind | None
-    value: ast.AST | None
-    #: the key as shown in messages: its text, or its source when it is built at run time
-    shown_key: str
+class VariableAccess(namedtuple("VariableAccess", "site op key kind value shown_key")):
+    """One Variable call of a module: its call site, ``op`` ("get" or "set"), the key's text
+    and kind when known, the value written (for "set"), and ``shown_key``, the key as shown in
+    messages: its text, or its source when it is built at run time."""
+
+    __slots__ = ()
 
     @property
     def node(self) -> ast.Call:
@@ -163,36 +160,31 @@ def _uses(node: ast.AST, reads: set[ast.Call], names: set[str]) -> bool:
 _JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|\.([A-Za-z_]\w*))")
 
 
-@dataclass(frozen=True)
-class VariableRecord:
-    """One Variable read or write that runs in a task, as plain data (it crosses processes)."""
+class VariableRecord(
+    namedtuple(
+        "VariableRecord",
+        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file",
+        defaults=("code", None, None, False, False, None),
+    )
+):
+    """One Variable read or write that runs in a task, as plain data (it crosses processes).
 
-    path: str
-    line: int
-    column: int
-    op: str
-    key: str | None
-    kind: KeyKind | None
-    shown_key: str
-    #: the function it runs in (see :func:`function_id`)
-    function: str
-    #: "code" for a call, "jinja" for a template read, "parse" for a read when the file is
-    #: parsed (evidence for the tree-wide rules, never reported itself)
-    origin: str = "code"
-    #: codes silenced by a noqa comment on its line: None for none, "*" for all
-    noqa: str | None = None
-    #: when reported at a call of a helper outside the reviewed tree: "helper (file:line)"
-    via: str | None = None
-    #: the key is a name the caller provides (a parameter, or taken from one): see
-    #: :func:`keys_from_callers`
-    key_from_caller: bool = False
-    #: a write whose value is computed from a read of the same key in the same function: the
-    #: value is moved on from run to run (a counter, an offset, a last-seen marker)
-    advances: bool = False
-    #: for a helper of another module that a task runs (its ``python_callable``, or called from
-    #: its body): the file of that task, so a key the helper writes and that file reads (another
-    #: task, or the DAG definition when it is parsed) is seen as passed between tasks of one DAG
-    task_file: str | None = None
+    - ``function``: the function it runs in (see :func:`function_id`);
+    - ``origin``: "code" for a call, "jinja" for a template read, "parse" for a read when the
+      file is parsed (evidence for the tree-wide rules, never reported itself);
+    - ``noqa``: codes silenced by a noqa comment on its line: None for none, "*" for all;
+    - ``via``: when reported at a call of a helper outside the reviewed tree: "helper (file:line)";
+    - ``key_from_caller``: the key is a name the caller provides (a parameter, or taken from
+      one): see :func:`keys_from_callers`;
+    - ``advances``: a write whose value is computed from a read of the same key in the same
+      function: the value is moved on from run to run (a counter, an offset, a last-seen marker);
+    - ``task_file``: for a helper of another module that a task runs (its ``python_callable``,
+      or called from its body): the file of that task, so a key the helper writes and that file
+      reads (another task, or the DAG definition when it is parsed) is seen as passed between
+      tasks of one DAG.
+    """
+
+    __slots__ = ()
 
     def silenced(self, code: str) -> bool:
         return self.noqa is not None and (self.noqa == "*" or code in self.noqa.split(","))
@@ -333,8 +325,8 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
             for text in _strings(node):
                 kind = classify(text)
                 if kind is not None and text not in found:
-                    found[text] = replace(
-                        record, key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
+                    found[text] = record._replace(
+                        key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
                     )
     return list(found.values())
 
@@ -375,13 +367,13 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
                 if project.is_reviewed(record.path):
-                    found.append(replace(record, task_file=index.abspath))
+                    found.append(record._replace(task_file=index.abspath))
                 else:  # the helper is outside the reviewed tree: report at the call
                     line, column = index.position(site.node)
                     where = f"{facts.name} ({os.path.relpath(record.path)}:{record.line})"
                     found.append(
-                        replace(
-                            record, path=index.path, line=line, column=column, noqa=_noqa_at(index, line), via=where
+                        record._replace(
+                            path=index.path, line=line, column=column, noqa=_noqa_at(index, line), via=where
                         )
                     )
             todo.extend((facts.path, callee) for callee in facts.calls)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import namedtuple
 
 __all__ = ["MissingPathError", "PathError", "WalkProblem", "WalkResult", "python_files", "walk"]
 
@@ -36,18 +36,20 @@ class PathError(Exception):
 MissingPathError = PathError
 
 
-@dataclass(frozen=True)
-class WalkProblem:
+class WalkProblem(namedtuple("WalkProblem", "path message")):
     """Something inside a folder the walk could not follow, with the path it concerns."""
 
-    path: str
-    message: str
+    __slots__ = ()
 
 
-@dataclass
 class WalkResult:
-    files: list[str]
-    problems: list[WalkProblem]
+    """The files to review, in a stable order, and the problems met on the way."""
+
+    __slots__ = ("files", "problems")
+
+    def __init__(self, files: list[str], problems: list[WalkProblem]) -> None:
+        self.files = files
+        self.problems = problems
 
 
 def python_files(paths: Iterable[str]) -> list[str]:

@@ -11,32 +11,26 @@ and yield findings, which keeps them testable on a source string.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections import namedtuple
+from collections.abc import Iterable
 
 from resumable_jobs.review.findings import Finding
 from resumable_jobs.review.index import ModuleIndex
-from resumable_jobs.review.variable_usage import ProjectFacts
 
 __all__ = ["Rule", "make_finding", "no_local_findings", "record_finding"]
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(namedtuple("Rule", "code name severity summary check check_project", defaults=(None,))):
     """A reviewer rule.
 
-    ``check`` yields every finding of this rule in one module. ``summary`` is the one-line
-    description shown in SARIF and the docs; messages on findings are specific to the code.
+    ``check(index)`` yields every finding of this rule in one module. ``summary`` is the
+    one-line description shown in SARIF and the docs; messages on findings are specific to the
+    code. ``check_project(facts)``, for rules decided over the whole reviewed tree (RJ001,
+    RJ004), makes the findings from the facts every file reported; ``check`` then returns
+    nothing.
     """
 
-    code: str
-    name: str
-    severity: str
-    summary: str
-    check: Callable[[ModuleIndex], Iterable[Finding]]
-    #: for rules decided over the whole reviewed tree (RJ001, RJ004): findings from the facts
-    #: every file reported; ``check`` then returns nothing
-    check_project: Callable[[ProjectFacts], Iterable[Finding]] | None = None
+    __slots__ = ()
 
 
 def make_finding(

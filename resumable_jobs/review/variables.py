@@ -310,9 +310,14 @@ def _with_dags(index: ModuleIndex, records: list[VariableRecord]) -> list[Variab
         dags.setdefault(kw.value.id, set()).add(_dag_label(site, blocks))
     result = []
     for record in records:
-        labels = dags.get(record.function.rsplit(":", 1)[-1]) if record.origin == "code" else None
-        if labels and len(labels) == 1 and None not in labels:
-            record = replace(record, dag=next(iter(labels)))
+        if record.origin == "code":
+            labels = dags.get(record.function.rsplit(":", 1)[-1])
+            if labels and len(labels) == 1 and None not in labels:
+                record = replace(record, dag=next(iter(labels)))
+        elif record.origin == "jinja":  # a template read: the block its operator is written in
+            block = next((start for start, end in blocks if start <= record.line <= end), None)
+            if block is not None:
+                record = replace(record, dag=f"with:{block}")
         result.append(record)
     return result
 

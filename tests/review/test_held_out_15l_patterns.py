@@ -222,3 +222,36 @@ def test_a_single_dag_file_keeps_reporting_a_marker_between_its_tasks():
             PythonOperator(task_id="pick", python_callable=pick) >> PythonOperator(task_id="use", python_callable=use)
     """
     assert found(source, "RJ001") == [(8, "RJ001"), (12, "RJ001")]
+
+
+_TEMPLATE_READER = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.models import Variable
+    from airflow.operators.bash import BashOperator
+    from airflow.operators.python import PythonOperator
+
+
+    def announce(**context):
+        Variable.set("release_note", "catalogue rebuilt")
+
+
+    with DAG("announcer", start_date=datetime(2026, 1, 1), schedule=None):
+        PythonOperator(task_id="announce", python_callable=announce)
+        {here}
+
+    with DAG("display", start_date=datetime(2026, 1, 1), schedule=None):
+        {there}
+"""
+
+_ECHO = 'BashOperator(task_id="show", bash_command="echo {{{{ var.value.release_note }}}}")'
+
+
+def test_a_template_read_in_another_dag_of_the_file_is_a_near_miss():
+    assert found(_TEMPLATE_READER.format(here="", there=_ECHO), "RJ001") == []
+
+
+def test_a_template_read_in_the_writers_dag_is_reported():
+    source = _TEMPLATE_READER.format(here=_ECHO, there='BashOperator(task_id="idle", bash_command="true")')
+    assert found(source, "RJ001") == [(11, "RJ001"), (16, "RJ001")]

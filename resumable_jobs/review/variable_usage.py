@@ -6,8 +6,10 @@ through a global; an offset a task reads and then moves on is progress across ru
 watermark); a job id nobody writes is configuration. RJ001 and RJ004 share these facts.
 
 How: records (see :mod:`.variables`) from every reviewed file are grouped by key. A key whose
-name says nothing is run state when one task of a file writes it and another reads it, or when
-a task writes it with a value computed from what it read (it is moved on from run to run).
+name says nothing is run state when one task of a file writes it and another task of the same
+DAG reads it, or when a task writes it with a value computed from what it read (it is moved on
+from run to run). A key the reviewer cannot resolve at all is grouped, within one file, by the
+expression that builds it (``settings.lock_key`` written by one task and read by another).
 
 What it does not do: follow keys built at run time from unknown parts, or Variables written
 outside the reviewed tree (the UI, the CLI, other repositories).
@@ -66,7 +68,17 @@ class VariableUsage:
         #: the same, per (file, key)
         self._file_writers: dict[tuple[str, str], set[str]] = defaultdict(set)
         self._file_readers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        #: the same for keys known only by the expression that builds them, per (file, source)
+        self._expression_writers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self._expression_readers: dict[tuple[str, str], set[str]] = defaultdict(set)
+        #: function id -> the DAG of the file whose task runs it, when the file defines several
+        self._dag_of: dict[str, str] = {}
         for record in self.records:
+            if record.dag:
+                self._dag_of[record.function] = record.dag
+            if _by_expression(record):
+                table = self._expression_writers if record.op == "set" else self._expression_readers
+                table[(_file_of(record.function), record.shown_key)].add(record.function)
             if record.key:
                 write = record.op == "set"
                 (self.writers if write else self.readers)[record.key].add(record.function)
@@ -119,15 +131,43 @@ class VariableUsage:
         return bool(writers) and any(reader not in writers for reader in self.readers.get(key, ()))
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
-        """Written in one function and read in another of the same file: a per-run marker."""
+        """Written in one function and read in another of the same file: a per-run marker.
+
+        A key built from parts the reviewer cannot resolve (``config.lock_key``,
+        ``lock_key_for(config.pipeline)``) counts when both calls write the same expression in two
+        functions of one file. In a file that defines several DAGs, a key one DAG writes and
+        another DAG reads is published between DAGs, as between DAG files, not passed between
+        one DAG's tasks."""
         key = record.key
+        if _by_expression(record):
+            place = (_file_of(record.function), record.shown_key)
+            return self._between_tasks(self._expression_writers.get(place, ()), self._expression_readers.get(place, ()))
         if not key or "{}" in key:
             return False
         for file in {_file_of(record.function), record.task_file or ""}:
             writers, readers = self._file_writers.get((file, key), ()), self._file_readers.get((file, key), ())
-            if any(w != r for w in writers for r in readers):
+            if self._between_tasks(writers, readers):
                 return True
         return False
+
+    def _between_tasks(self, writers, readers) -> bool:
+        dag_of = self._dag_of
+        return any(
+            w != r and (dag_of.get(w) is None or dag_of.get(r) in (None, dag_of[w])) for w in writers for r in readers
+        )
+
+
+def _by_expression(record: VariableRecord) -> bool:
+    """A key the reviewer cannot resolve at all, written in the file's own code as an expression
+    other than a bare name (a bare name can be a parameter or a loop variable: anything)."""
+    return (
+        record.key is None
+        and record.origin == "code"
+        and not record.key_from_caller
+        and record.via is None
+        and not record.shown_key.isidentifier()
+        and record.shown_key != "?"
+    )
 
 
 def _file_of(function_id: str) -> str:

@@ -28,7 +28,15 @@ import os
 import re
 from collections import namedtuple
 
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, dotted_name, keyword, subnodes
+from resumable_jobs.review.index import (
+    CallSite,
+    FunctionNode,
+    ModuleIndex,
+    call_name,
+    dotted_name,
+    keyword,
+    subnodes,
+)
 from resumable_jobs.review.keys import KeyKind, classify, names_a_date
 from resumable_jobs.review.noqa import noqa_codes
 from resumable_jobs.review.project import star_imported_function
@@ -163,8 +171,8 @@ _JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|
 class VariableRecord(
     namedtuple(
         "VariableRecord",
-        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file",
-        defaults=("code", None, None, False, False, None),
+        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag",
+        defaults=("code", None, None, False, False, None, None),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -181,7 +189,11 @@ class VariableRecord(
     - ``task_file``: for a helper of another module that a task runs (its ``python_callable``,
       or called from its body): the file of that task, so a key the helper writes and that file
       reads (another task, or the DAG definition when it is parsed) is seen as passed between
-      tasks of one DAG.
+      tasks of one DAG;
+    - ``dag``: in a file that defines several DAGs, the DAG whose task runs the function
+      (``with DAG(...)`` block, ``dag=`` name or enclosing factory), so a key one DAG writes and
+      another DAG of the same file reads is seen as published between DAGs, not passed between
+      one DAG's tasks.
     """
 
     __slots__ = ()
@@ -266,8 +278,59 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
         # a module read when the DAG is parsed (a config module) can hold the read-back of a
         # date another module's task moves on: kept as evidence for RJ004 (see VariableUsage)
         records += [r for r in _parse_time_reads(index) if names_a_date(r.key)]
+    if records and "DAG" in index.called_names:
+        records = _with_dags(index, records)
     index.__dict__["_variable_records"] = records
     return records
+
+
+def _with_dags(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Records of a file that defines two DAGs or more get the DAG whose task runs their function."""
+    dag_calls = [site for site in index.calls if call_name(site.node) == "DAG"]
+    if len(dag_calls) < 2:
+        return records
+    blocks = [
+        (stmt.lineno, stmt.end_lineno or stmt.lineno)
+        for stmt in index.tree.body
+        if isinstance(stmt, ast.With) and any(_is_dag_call(item.context_expr) for item in stmt.items)
+    ]
+    dags: dict[str, set[str]] = {}
+    for site in index.calls:
+        kw = keyword(site.node, "python_callable")
+        if kw is None or not isinstance(kw.value, ast.Name):
+            continue
+        dags.setdefault(kw.value.id, set()).add(_dag_label(site, blocks))
+    result = []
+    for record in records:
+        if record.origin == "code":
+            labels = dags.get(record.function.rsplit(":", 1)[-1])
+            if labels and len(labels) == 1 and None not in labels:
+                record = record._replace(dag=next(iter(labels)))
+        elif record.origin == "jinja":  # a template read: the block its operator is written in
+            block = next((start for start, end in blocks if start <= record.line <= end), None)
+            if block is not None:
+                record = record._replace(dag=f"with:{block}")
+        result.append(record)
+    return result
+
+
+def _is_dag_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and call_name(node) == "DAG"
+
+
+def _dag_label(site: CallSite, blocks: list[tuple[int, int]]) -> str | None:
+    """Which DAG an operator call belongs to: its ``dag=`` name, the ``with DAG(...)`` block it is
+    written in, or the function (a ``@dag`` function, a factory) that builds it; else unknown."""
+    kw = keyword(site.node, "dag")
+    if kw is not None:
+        return f"name:{ast.unparse(kw.value)}"
+    line = site.node.lineno
+    for start, end in blocks:
+        if start <= line <= end:
+            return f"with:{start}"
+    if site.stack:
+        return f"function:{site.stack[0].lineno}"
+    return None
 
 
 def _parse_time_reads(index: ModuleIndex) -> list[VariableRecord]:

@@ -13,10 +13,11 @@ counts. A ``Variable.set`` that runs in a task whose key names per-run state (se
 ``{{ var.value.key }}``) is reported only when some task writes that key, or when the key is
 unambiguous (``cursor``, ``checkpoint``): a read-only job id can be configuration, such as the
 id of a Databricks job definition. A key whose name says nothing is reported when one task of a
-DAG file writes it and another reads it (a per-run marker passed through a global), or when a
-task writes it with a value computed from what it read (a value moved on from run to run),
-in the DAG file whose task moves it on: another DAG file that only reads it reads a value that
-DAG publishes.
+DAG writes it and another task of that DAG reads it (a per-run marker passed through a global;
+a key built from configuration the reviewer cannot resolve counts when both calls in the file
+write the same expression), or when a task writes it with a value computed from what it read (a
+value moved on from run to run), in the DAG file whose task moves it on: another DAG file, or
+another DAG of the same file, that only reads it reads a value that DAG publishes.
 
 What it does not do: report Variables read as configuration (table names, cluster ids,
 feature flags), Variable calls at module level (parse time), watermarks and offsets a task

@@ -202,6 +202,35 @@ def test_if_with_an_unrelated_test_is_not_reconnect_logic():
     assert found(source, "RJ003") == []
 
 
+_TWO_TIER_LOOKUP = """
+    from airflow.models import BaseOperator
+
+
+    class TaggedJobOperator(BaseOperator):
+        def previous_run(self, context, tag):
+            ti = context["ti"]
+            run_id = ti.xcom_pull(key="tagged_run_id", task_ids=ti.task_id)
+            if run_id:
+                return run_id
+            else:
+                {absent}
+            return None
+
+        def execute(self, context):
+            return self.previous_run(context, "t") or self.client.start_job_run(Name="t")
+"""
+
+
+def test_a_lookup_of_the_job_by_tag_in_the_nothing_found_branch_is_a_fallback_not_a_submit():
+    source = _TWO_TIER_LOOKUP.format(absent='return self.client.find_job_run_by_tag(Tag=tag)')
+    assert found(source, "RJ003") == []
+
+
+def test_a_submit_in_the_nothing_found_branch_is_still_reconnect_logic():
+    source = _TWO_TIER_LOOKUP.format(absent='return self.client.start_job_run(Name=tag)')
+    assert found(source, "RJ003") == [(9, 9, "RJ003")]
+
+
 # -- RJ005 ----------------------------------------------------------------------------------------
 
 

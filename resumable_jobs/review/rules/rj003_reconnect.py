@@ -33,6 +33,9 @@ from resumable_jobs.review.variables import argument, is_variable_call, runtime_
 __all__ = ["RULE", "ReconnectIf", "reconnect_ifs"]
 
 _SUBMIT_WORDS = frozenset({"submit", "launch", "start", "create", "trigger", "insert", "run", "kick", "spawn"})
+#: a call named for looking something up submits nothing, whatever nouns follow the verb:
+#: ``get_job_run``, ``find_job_run_by_tag``, ``describe_run``, ``list_runs``
+_LOOKUP_VERBS = frozenset({"get", "find", "describe", "list", "search", "lookup", "fetch", "query", "is", "has"})
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
@@ -223,11 +226,18 @@ def _submits(index: ModuleIndex, statements: list[ast.stmt], key: str, stack) ->
                     return True
                 continue
             name = call_name(node)
-            if name and set(words(name)) & _SUBMIT_WORDS:
+            if name and _names_a_submit(name):
                 return True
             if name == "execute" and _is_parent_execute(node):
                 return True
     return False
+
+
+def _names_a_submit(name: str) -> bool:
+    """``submit_run``, ``start_job_run``, ``run``: yes; ``get_job_run``, ``find_run_by_tag``: no
+    (a second lookup in the "nothing found" branch is a fallback, not a submit)."""
+    parts = words(name)
+    return bool(parts) and parts[0] not in _LOOKUP_VERBS and not _SUBMIT_WORDS.isdisjoint(parts)
 
 
 def _is_parent_execute(call: ast.Call) -> bool:

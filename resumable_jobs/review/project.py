@@ -75,7 +75,7 @@ class ModuleSummary:
     (``aliases``) and the modules it imports everything from at module level
     (``from .tasks import *``), as written."""
 
-    __slots__ = ("path", "constants", "functions", "classes", "aliases", "star_imports")
+    __slots__ = ("aliases", "classes", "constants", "functions", "path", "star_imports")
 
     def __init__(
         self,

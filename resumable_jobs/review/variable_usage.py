@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+
 from resumable_jobs.review.keys import names_a_date, names_an_offset
 from resumable_jobs.review.variables import VariableRecord
 
@@ -73,7 +74,12 @@ class VariableUsage:
         self._expression_readers: dict[tuple[str, str], set[str]] = defaultdict(set)
         #: function id -> the DAG of the file whose task runs it, when the file defines several
         self._dag_of: dict[str, str] = {}
+        #: offset keys -> the tasks that write them, and those that read them (``record.tasks``)
+        self._task_writers: dict[str, set[str]] = defaultdict(set)
+        self._task_readers: dict[str, set[str]] = defaultdict(set)
         for record in self.records:
+            if record.tasks and record.key:
+                (self._task_writers if record.op == "set" else self._task_readers)[record.key].update(record.tasks)
             if record.dag:
                 self._dag_of[record.function] = record.dag
             if _by_expression(record):
@@ -92,11 +98,13 @@ class VariableUsage:
         return bool(key) and key in self.writers
 
     def advanced_across_runs(self, key: str | None) -> bool:
-        """An offset-like key (an offset, a position in a sequence of ids) that one function reads
-        and then writes: progress across runs."""
+        """An offset-like key (an offset, a position in a sequence of ids) that one function, or
+        one task through its helpers, reads and then writes: progress across runs."""
         if not names_an_offset(key):
             return False
-        return bool(self.writers.get(key, set()) & self.readers.get(key, set()))
+        if self.writers.get(key, set()) & self.readers.get(key, set()):
+            return True
+        return not self._task_writers.get(key, set()).isdisjoint(self._task_readers.get(key, ()))
 
     def advanced_in_dag_of(self, record: VariableRecord) -> bool:
         """Some task writes the key with a value computed from what it read under it, and that

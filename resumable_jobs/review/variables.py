@@ -37,7 +37,7 @@ from resumable_jobs.review.index import (
     keyword,
     subnodes,
 )
-from resumable_jobs.review.keys import KeyKind, classify, names_a_date
+from resumable_jobs.review.keys import classify, names_a_date, names_an_offset
 from resumable_jobs.review.noqa import noqa_codes
 from resumable_jobs.review.project import star_imported_function
 
@@ -171,8 +171,8 @@ _JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|
 class VariableRecord(
     namedtuple(
         "VariableRecord",
-        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag",
-        defaults=("code", None, None, False, False, None, None),
+        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag tasks",
+        defaults=("code", None, None, False, False, None, None, ()),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -193,7 +193,11 @@ class VariableRecord(
     - ``dag``: in a file that defines several DAGs, the DAG whose task runs the function
       (``with DAG(...)`` block, ``dag=`` name or enclosing factory), so a key one DAG writes and
       another DAG of the same file reads is seen as published between DAGs, not passed between
-      one DAG's tasks.
+      one DAG's tasks;
+    - ``tasks``: for a key naming an offset, the functions of the DAG file whose task runs the
+      call (the task body, and the body of each task that reaches a helper), so that a task
+      reading the offset through one helper and writing it through another is seen moving it on
+      from run to run (RJ004), as when both calls are in the task body.
     """
 
     __slots__ = ()
@@ -270,6 +274,7 @@ def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
     accesses = runtime_variable_accesses(index)
     records = [_record_of_access(index, a, _advances(index, a, accesses)) for a in accesses]
     records = _with_caller_keys(index, records)
+    records = _with_tasks(index, records)
     records += _helper_records(index)
     records += _jinja_records(index)
     if any(r.op == "set" for r in records):
@@ -429,6 +434,8 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
+                if names_an_offset(record.key):
+                    record = record._replace(tasks=_tasks_running(index, site))
                 if project.is_reviewed(record.path):
                     found.append(record._replace(task_file=index.abspath))
                 else:  # the helper is outside the reviewed tree: report at the call
@@ -441,6 +448,44 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                     )
             todo.extend((facts.path, callee) for callee in facts.calls)
     return found
+
+
+def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Records of offset keys made in this file's functions, with the tasks that run them."""
+    if not any(names_an_offset(r.key) for r in records):
+        return records
+    functions = {function_id(index, f): f for f in index.functions}
+    roots = _task_roots(index)
+    result = []
+    for record in records:
+        func = functions.get(record.function) if names_an_offset(record.key) else None
+        if func is not None:
+            record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
+        result.append(record)
+    return result
+
+
+def _tasks_running(index: ModuleIndex, site: CallSite) -> tuple[str, ...]:
+    """The tasks of this file that run a call of an imported helper: the task bodies that reach
+    the function the call is in, or, for ``python_callable=helpers.load`` given where the
+    operator is built, that operator's task."""
+    if not site.stack:
+        return (f"{index.abspath}:{site.node.lineno}:<task>",)
+    func = site.stack[-1]
+    return tuple(sorted(function_id(index, f) for f in _task_roots(index).get(func, (func,))))
+
+
+def _task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
+    """Each function that runs in a task -> the functions running in a task that reach it (itself
+    included): the task bodies among them are where the calls it makes run. Once per file."""
+    roots = index.__dict__.get("_task_roots")
+    if roots is None:
+        roots = {}
+        for root in index.runtime_functions:
+            for func in index.reached_from(root):
+                roots.setdefault(func, set()).add(root)
+        index.__dict__["_task_roots"] = roots
+    return roots
 
 
 def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:

@@ -20,8 +20,8 @@ without a ``.py`` suffix.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
 from collections import namedtuple
+from collections.abc import Iterable
 
 __all__ = ["MissingPathError", "PathError", "WalkProblem", "WalkResult", "python_files", "walk"]
 

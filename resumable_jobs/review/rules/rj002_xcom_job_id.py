@@ -7,9 +7,11 @@ submits external jobs gets this from ``ResumableJobMixin``.
 
 How: inside one task (a task function, or the methods of one operator class), an
 ``xcom_push`` of a key naming a job id or cursor, and an ``xcom_pull`` of the same key from
-the task itself (no ``task_ids``, ``task_ids=...task_id``, or the task's own id). The finding is
-on the push. The receiver can be anything (``ti``, ``context["ti"]``, ``kwargs["ti"]``,
-``task_instance``), since ``xcom_push`` is Airflow's own name.
+the task itself (no ``task_ids``, ``task_ids=...task_id``, or the task's own id). The push and
+the pull may sit in helpers of the file (``save_progress(ti, n)``, ``load_progress(ti)``) when one
+task runs both, or an operator's method calls the helper. The finding is on the push. The
+receiver can be anything (``ti``, ``context["ti"]``, ``kwargs["ti"]``, ``task_instance``), since
+``xcom_push`` is Airflow's own name.
 
 What it does not do: report a job id pushed for a downstream sensor or task to read: that is
 what XCom is for, and spec section 5 treats "submit -> XCom -> sensor" as a valid layout. Keys
@@ -37,6 +39,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         return
     pushes: list[tuple[CallSite, str, object]] = []
     self_reads: set[tuple[object, str]] = set()
+    reading_scopes: dict[str, set[object]] = {}
     for site in index.calls:
         name = call_name(site.node)
         if name not in ("xcom_push", "xcom_pull") or not isinstance(site.node.func, ast.Attribute):
@@ -55,12 +58,19 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             key_node = argument(site.node, 2, "key")
             key = index.string_value(key_node, site.stack)
             if key and _reads_own_task(index, site, scope):
-                self_reads.add((scope, _key_identity(key, key_node)))
+                identity = _key_identity(key, key_node)
+                self_reads.add((scope, identity))
+                reading_scopes.setdefault(identity, set()).add(scope)
+    reached: dict[object, set[FunctionNode]] = {}
     for site, key, scope in pushes:
-        if (scope, key) in self_reads:
+        if (scope, key) in self_reads or any(
+            _one_task_runs_both(index, scope, other, reached) for other in reading_scopes.get(key, ())
+        ):
             key_node = argument(site.node, 0, "key")
             built = key_node is not None and key == ast.dump(key_node)  # built at run time
             shown = ast.unparse(key_node) if built else f"'{key}'"
+            # a cursor makes the retry start over; a job id makes it submit a second job
+            outcome = "starts over" if not built and classify(key) is KeyKind.CURSOR else "submits again"
             key = "job_id" if built else key  # the suggestion names a key that says what it holds
             yield make_finding(
                 index,
@@ -69,9 +79,46 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
                 RULE.severity,
                 f"xcom_push(key={shown}) keeps per-try state in XCom and the same task reads it "
                 "back to find it on retry: XCom belongs to one DAG run and is cleared when a new "
-                "try starts, so the retry finds nothing and submits again",
+                f"try starts, so the retry finds nothing and {outcome}",
                 _suggestion(key),
             )
+
+
+def _one_task_runs_both(index: ModuleIndex, first: object, second: object, reached: dict) -> bool:
+    """Whether the push in ``first`` and the pull in ``second`` (scopes that differ) run in one
+    try: helpers of the file (``save_progress(ti, n)``, ``load_progress(ti)``) that one task
+    calls, one of them calling the other, or an operator's method calling a module helper.
+    Two tasks that each call one of the helpers share nothing: each reads its own XCom.
+    Worked out only for a push whose key the task does not read back in its own scope."""
+    if first is second:
+        return True
+    first_runs = _reaches(index, first, reached)
+    second_runs = _reaches(index, second, reached)
+    if _functions_of(index, second) & first_runs or _functions_of(index, first) & second_runs:
+        return True
+    both = _functions_of(index, first) | _functions_of(index, second)
+    return any(
+        both <= _reaches(index, func, reached)
+        for func in index.runtime_functions
+        if func not in both and func not in index.owner_class
+    )
+
+
+def _functions_of(index: ModuleIndex, scope: object) -> set[FunctionNode]:
+    if isinstance(scope, ast.ClassDef):
+        return {func for func, cls in index.owner_class.items() if cls is scope}
+    return {scope} if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+
+
+def _reaches(index: ModuleIndex, scope: object, reached: dict) -> set[FunctionNode]:
+    """Every function of the file the scope's code calls, transitively (the scope included)."""
+    found = reached.get(scope)
+    if found is None:
+        found = set()
+        for func in _functions_of(index, scope):
+            found |= index.reached_from(func)
+        reached[scope] = found
+    return found
 
 
 def _key_identity(key: str, node: ast.AST | None) -> str:

@@ -24,7 +24,8 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, keyword
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, keyword, subnodes
+from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument
@@ -51,7 +52,10 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             key_node = argument(site.node, 0, "key")
             key = index.string_value(key_node, site.stack)
             kind = classify(key)
-            if kind in _STATE_KINDS or (kind is None and _holds_job_id(argument(site.node, 1, "value"))):
+            value = argument(site.node, 1, "value")
+            if kind in _STATE_KINDS or (
+                kind is None and (_holds_job_id(value) or _returned_by_a_job_start(index, value, site.stack[-1]))
+            ):
                 pushes.append((site, _key_identity(key, key_node), scope))
         elif name == "xcom_pull":
             # A helper method of the same operator counts: it runs in the same try.
@@ -127,6 +131,20 @@ def _key_identity(key: str, node: ast.AST | None) -> str:
     return ast.dump(node) if "{}" in key and node is not None else key
 
 
+def _returned_by_a_job_start(index: ModuleIndex, value: ast.AST | None, func: FunctionNode) -> bool:
+    """A pushed value a job start returned, whatever the key and the value are called:
+    ``step = emr.add_job_flow_steps(...)["StepIds"][0]`` then ``xcom_push(key=HANDLE, value=step)``.
+    The start call is in the value or in what its name is bound to in the pushing function."""
+    if value is None or index.called_names.isdisjoint(JOB_START_METHODS):
+        return False
+    sources = index.assigned_values(func, value.id) if isinstance(value, ast.Name) else [value]
+    return any(
+        isinstance(node, ast.Call) and call_name(node) in JOB_START_METHODS
+        for source in sources
+        for node in subnodes(source)
+    )
+
+
 def _holds_job_id(value: ast.AST | None) -> bool:
     """A pushed value that is a job id by its name: ``job_id``, ``self.run_id``, or a dict with
     such a key (``{"armada_job_id": job_id}``). For keys whose own name gives no hint."""
@@ -164,6 +182,8 @@ def _reads_own_task(index: ModuleIndex, site: CallSite, scope: object) -> bool:
 
 
 def _own_task_id(index: ModuleIndex, scope: object) -> str | None:
+    """The task id a function runs under: its ``@task(task_id=...)``, the ``task_id`` of the one
+    operator that takes it as ``python_callable=``, else its name (a ``@task`` function's id)."""
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     for decorator in scope.decorator_list:
@@ -171,6 +191,15 @@ def _own_task_id(index: ModuleIndex, scope: object) -> str | None:
             kw = keyword(decorator, "task_id")
             if kw is not None:
                 return index.string_value(kw.value)
+    operators = [
+        site.node
+        for site in index.calls
+        if (kw := keyword(site.node, "python_callable")) is not None
+        and isinstance(kw.value, ast.Name)
+        and kw.value.id == scope.name
+    ]
+    if len(operators) == 1 and (task_id := keyword(operators[0], "task_id")) is not None:
+        return index.string_value(task_id.value)
     return scope.name
 
 

@@ -277,8 +277,19 @@ class _SensorLinks:
 _JOB_NAMES = ("job_name", "batch_id", "ingestion_id", "connector_id")
 
 
+#: where a SageMaker operator's ``config`` names its job, which the sensor takes as ``job_name=``
+_CONFIG_JOB_NAMES = frozenset(
+    {"TrainingJobName", "ProcessingJobName", "TransformJobName", "HyperParameterTuningJobName", "AutoMLJobName"}
+)
+
+
 def _job_names(node: TaskNode) -> dict[str, str]:
-    """The task's job-naming arguments, as comparable text (computed once per task)."""
+    """The task's job-naming arguments, as comparable text (computed once per task).
+
+    A SageMaker job is named inside the operator's ``config`` dict
+    (``config={"TrainingJobName": "churn-{{ ds_nodash }}"}``) and by ``job_name=`` on its
+    sensor: a literal dict's name counts as the submit's ``job_name``.
+    """
     names = node.__dict__.get("_job_names")
     if names is None:
         names = {}
@@ -286,6 +297,12 @@ def _job_names(node: TaskNode) -> dict[str, str]:
             value = node.setting(name)
             if value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str)):
                 names[name] = ast.dump(value)
+        config = node.setting("config") if "job_name" not in names else None
+        if isinstance(config, ast.Dict):
+            for key, value in zip(config.keys, config.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in _CONFIG_JOB_NAMES:
+                    names["job_name"] = ast.dump(value)
+                    break
         node.__dict__["_job_names"] = names
     return names
 

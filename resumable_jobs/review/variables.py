@@ -171,8 +171,8 @@ _JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|
 class VariableRecord(
     namedtuple(
         "VariableRecord",
-        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag tasks",
-        defaults=("code", None, None, False, False, None, None, ()),
+        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag tasks template",
+        defaults=("code", None, None, False, False, None, None, (), None),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -197,7 +197,9 @@ class VariableRecord(
     - ``tasks``: for a key naming an offset, the functions of the DAG file whose task runs the
       call (the task body, and the body of each task that reaches a helper), so that a task
       reading the offset through one helper and writing it through another is seen moving it on
-      from run to run (RJ004), as when both calls are in the task body.
+      from run to run (RJ004), as when both calls are in the task body;
+    - ``template``: for a template read, the read as written (``{{ var.json.sync_state }}``),
+      which messages show instead of a call.
     """
 
     __slots__ = ()
@@ -528,7 +530,7 @@ def _noqa_at(index: ModuleIndex, line: int) -> str | None:
 
 
 def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
-    """``{{ var.value.key }}`` reads in the string arguments of operator calls."""
+    """``{{ var.value.key }}`` and ``{{ var.json.key }}`` reads in the string arguments of operator calls."""
     if "var." not in index.source_text:
         return []
     found = []
@@ -540,6 +542,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and "var." in node.value:
                     for match in _JINJA_VAR.finditer(node.value):
                         key = match.group(1) or match.group(2)
+                        accessor = match.group(0).split(".")[1]  # "value" or "json"
                         line, column = index.position(node)
                         found.append(
                             VariableRecord(
@@ -553,6 +556,7 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                                 f"{index.abspath}:{site.node.lineno}:<template>",
                                 origin="jinja",
                                 noqa=_noqa_at(index, line),
+                                template=f"{{{{ var.{accessor}.{key} }}}}",
                             )
                         )
     return found

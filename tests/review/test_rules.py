@@ -348,3 +348,29 @@ def test_rj005_suggestion_uses_the_operator_and_its_wait_argument():
     assert 'job = DataprocSubmitJobOperator(task_id="job", asynchronous=False, deferrable=True, ...)' in (
         finding.suggestion
     )
+
+
+# -- messages name a template read as written ----------------------------------------------------
+
+
+def test_a_json_template_read_is_named_as_written_in_the_message():
+    source = textwrap.dedent(
+        """
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.models import Variable
+        from airflow.operators.bash import BashOperator
+        from airflow.operators.python import PythonOperator
+
+        def keep(**context):
+            Variable.set("sync_checkpoint", {"page": 3}, serialize_json=True)
+
+        with DAG("sync", start_date=datetime(2026, 1, 1), schedule="@daily"):
+            PythonOperator(task_id="keep", python_callable=keep) >> BashOperator(
+                task_id="use", bash_command="echo {{ var.json.sync_checkpoint.page }}"
+            )
+        """
+    )
+    messages = [f.message for f in review_source(source, "dag.py", [RULES_BY_CODE["RJ001"]]) if f.line == 13]
+    assert len(messages) == 1
+    assert messages[0].startswith("{{ var.json.sync_checkpoint }} reads per-run state")

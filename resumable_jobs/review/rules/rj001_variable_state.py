@@ -68,9 +68,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
 
 def _message(record: VariableRecord, what: str) -> str:
     verb = "stores" if record.op == "set" else "reads"
-    call = (
-        f"{{{{ var.value.{record.key} }}}}" if record.origin == "jinja" else f"Variable.{record.op}({record.shown_key})"
-    )
+    call = record.template or f"Variable.{record.op}({record.shown_key})"
     via = f" in {record.via}" if record.via else ""
     return (
         f"{call}{via} {verb} per-run state ({what}) in a "

@@ -42,11 +42,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
         elif not usage.advanced_across_runs(record.key) and not usage.date_kept_across_runs(record.key):
             continue
         verb = "stores" if record.op == "set" else "reads"
-        call = (
-            f"{{{{ var.value.{record.key} }}}}"
-            if record.origin == "jinja"
-            else f"Variable.{record.op}({record.shown_key})"
-        )
+        call = record.template or f"Variable.{record.op}({record.shown_key})"
         via = f" in {record.via}" if record.via else ""
         yield record_finding(
             record,

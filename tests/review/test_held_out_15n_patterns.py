@@ -17,7 +17,11 @@ The last ones cover two gaps found while probing the batch's families by hand (n
   job, read from the call or through a name bound once to the dict;
 - a task written in a task group has the group's id in front of its own (``transform.run``), so a
   sensor pulling ``transform.run`` was never joined to the submit written as ``task_id="run"``
-  inside ``with TaskGroup("transform")`` or a ``@task_group`` function.
+  inside ``with TaskGroup("transform")`` or a ``@task_group`` function;
+- a file whose only sensor is mapped (``Sensor.partial(...).expand(...)``) calls ``partial`` and
+  not the sensor class by name, so the cheap first look skipped the file;
+- a sensor template written as an f-string that inserts the submit's task id constant
+  (``f"{{{{ ti.xcom_pull(task_ids='{LOAD}') }}}}"``) named no task id.
 """
 
 from __future__ import annotations
@@ -318,3 +322,52 @@ with TaskGroup("models", prefix_group_id=False):
 """
     assert _grouped(plain.replace("PULLED", "build")) == [(10, "RJ005")]
     assert _grouped(plain.replace("PULLED", "models.build")) == []
+
+
+# ---------------------------------------------------------------- mapped sensors, f-string templates
+
+_MAPPED = """
+    from airflow import DAG
+    from airflow.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+    from airflow.providers.amazon.aws.sensors.emr import EmrServerlessJobSensor
+
+    with DAG("fanout", schedule=None):
+        runs = EmrServerlessStartJobOperator.partial(
+            task_id="runs", application_id="app", execution_role_arn="arn", WAIT
+        ).expand(job_driver=[{"sparkSubmit": {}}, {"sparkSubmit": {}}])
+        finished = EmrServerlessJobSensor.partial(task_id="finished", application_id="app").expand(
+            job_run_id=runs.output
+        )
+"""
+
+
+def test_mapped_sensor_on_mapped_job_runs():
+    # a file whose sensor is only mapped calls ``partial``, not the sensor class, by name
+    assert found(_MAPPED.replace("WAIT", "wait_for_completion=False"), "RJ005") == [(7, "RJ005")]
+
+
+def test_near_miss_mapped_job_runs_that_wait():
+    assert found(_MAPPED.replace("WAIT", "wait_for_completion=True"), "RJ005") == []
+
+
+_FSTRING = """
+    from airflow import DAG
+    from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+    from airflow.providers.amazon.aws.sensors.glue import GlueJobSensor
+
+    LOAD = "load_orders"
+    with DAG("orders", schedule=None):
+        load = GlueJobOperator(task_id=LOAD, job_name="orders", wait_for_completion=False)
+        loaded = GlueJobSensor(
+            task_id="loaded", job_name="orders-check", run_id=f"{{{{ ti.xcom_pull(task_ids='{PULLED}') }}}}"
+        )
+"""
+
+
+def test_sensor_template_built_as_an_f_string_of_the_submit_task_id_constant():
+    assert found(_FSTRING.replace("PULLED", "LOAD"), "RJ005") == [(8, "RJ005")]
+
+
+def test_near_miss_f_string_template_of_another_task_id_constant():
+    source = _FSTRING.replace("PULLED", "OTHER").replace("with DAG", 'OTHER = "x"\n    with DAG')
+    assert found(source, "RJ005") == []

@@ -211,6 +211,8 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
         return index.imports_local_code
     if any(is_sensor_name(name) for name in index.called_names):
         return True
+    if "partial" in index.called_names and any(is_sensor_name(name) for name in index.aliases):
+        return True  # a mapped sensor (``Sensor.partial(...).expand(...)``) calls only ``partial``
     if any(_is_sensor_class(index, cls.name) for cls in index.classes):
         return True  # an in-house sensor class of this file
     if index.imports_local_code:
@@ -345,6 +347,11 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
                 for node in subnodes(value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
+                    elif isinstance(node, ast.JoinedStr):
+                        # f"{{{{ ti.xcom_pull(task_ids='{SUBMIT_ID}') }}}}": the constants it inserts
+                        text = _formatted_text(index, node)
+                        if "xcom_pull" in text:
+                            ids.update(_QUOTED.findall(text))
         for func in _callables(index, sensor):
             ids |= _callable_pulls(index, func)
         found = cache[sensor.call] = frozenset(ids)
@@ -352,6 +359,21 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+
+def _formatted_text(index: ModuleIndex, node: ast.JoinedStr) -> str:
+    """An f-string's text with the string constants it inserts (a module constant, or one of
+    another module of the tree), and ``{}`` for any other value."""
+    parts = []
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            parts.append(str(value.value))
+        elif isinstance(value, ast.FormattedValue) and isinstance(value.value, (ast.Name, ast.Attribute)):
+            inserted = index.string_value(value.value)
+            parts.append(inserted if inserted is not None else "{}")
+        else:
+            parts.append("{}")
+    return "".join(parts)
 
 
 def _group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -18,8 +18,10 @@ wait for it (:mod:`resumable_jobs.review.jobstart`). A sensor or poll
 task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.sensor``, or a
 ``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the
 sensor takes the submit's output (``submit.output``, a TaskFlow argument, or through a TaskFlow
-step that picks the id out), pulls the submit's XCom by task id in a template or in its callable,
-or names the same job (``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``).
+step that picks the id out), pulls the submit's XCom by task id in a template or in its callable
+(the id Airflow gives it, ``group.task`` for a task written in a task group, or its own),
+or names the same job (``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``; a
+SageMaker job is named in its request, ``config={"TrainingJobName": ...}``).
 Sensors are indexed by these links, so a scope with many tasks costs linear time. The finding is on the submit call.
 
 What it does not do: report an operator that already waits followed by a sensor (a redundant
@@ -41,6 +43,7 @@ from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.project import imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
+from resumable_jobs.review.rules.rj009_per_try_request import _bound_value
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
 
@@ -208,6 +211,8 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
         return index.imports_local_code
     if any(is_sensor_name(name) for name in index.called_names):
         return True
+    if "partial" in index.called_names and any(is_sensor_name(name) for name in index.aliases):
+        return True  # a mapped sensor (``Sensor.partial(...).expand(...)``) calls only ``partial``
     if any(_is_sensor_class(index, cls.name) for cls in index.classes):
         return True  # an in-house sensor class of this file
     if index.imports_local_code:
@@ -247,6 +252,7 @@ class _SensorLinks:
         self.by_upstream: dict[TaskNode, list[TaskNode]] = {}
         self.by_task_id: dict[str, list[TaskNode]] = {}
         self.by_job_name: dict[tuple[str, str], list[TaskNode]] = {}
+        self.index = index
         for sensor in sensors:
             upstream = set(graph.data_upstream.get(sensor, ()))
             for step in list(upstream):
@@ -256,14 +262,20 @@ class _SensorLinks:
                 self.by_upstream.setdefault(node, []).append(sensor)
             for task_id in _pulled_task_ids(index, sensor):
                 self.by_task_id.setdefault(task_id, []).append(sensor)
-            for item in _job_names(sensor).items():
+            for item in _job_names(index, sensor).items():
                 self.by_job_name.setdefault(item, []).append(sensor)
+        #: some sensor pulls a task id of a task group (``group.task``): the submit's id is prefixed
+        self.grouped = any("." in task_id for task_id in self.by_task_id)
 
     def of(self, submit: TaskNode) -> list[TaskNode]:
         found = list(self.by_upstream.get(submit, ()))
         if submit.task_id is not None:
             found += self.by_task_id.get(submit.task_id, ())
-        for item in _job_names(submit).items():
+            if self.grouped:
+                qualified = _group_qualified_id(self.index, submit)
+                if qualified is not None:
+                    found += self.by_task_id.get(qualified, ())
+        for item in _job_names(self.index, submit).items():
             found += self.by_job_name.get(item, ())
         unique: dict[int, TaskNode] = {}
         for sensor in found:
@@ -277,34 +289,50 @@ class _SensorLinks:
 _JOB_NAMES = ("job_name", "batch_id", "ingestion_id", "connector_id")
 
 
-#: where a SageMaker operator's ``config`` names its job, which the sensor takes as ``job_name=``
-_CONFIG_JOB_NAMES = frozenset(
-    {"TrainingJobName", "ProcessingJobName", "TransformJobName", "HyperParameterTuningJobName", "AutoMLJobName"}
-)
-
-
-def _job_names(node: TaskNode) -> dict[str, str]:
-    """The task's job-naming arguments, as comparable text (computed once per task).
-
-    A SageMaker job is named inside the operator's ``config`` dict
-    (``config={"TrainingJobName": "churn-{{ ds_nodash }}"}``) and by ``job_name=`` on its
-    sensor: a literal dict's name counts as the submit's ``job_name``.
-    """
+def _job_names(index: ModuleIndex, node: TaskNode) -> dict[str, str]:
+    """The task's job-naming arguments, as comparable text (computed once per task)."""
     names = node.__dict__.get("_job_names")
     if names is None:
         names = {}
         for name in _JOB_NAMES:
             value = node.setting(name)
-            if value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str)):
+            if _names_something(value):
                 names[name] = ast.dump(value)
-        config = node.setting("config") if "job_name" not in names else None
-        if isinstance(config, ast.Dict):
-            for key, value in zip(config.keys, config.values, strict=True):
-                if isinstance(key, ast.Constant) and key.value in _CONFIG_JOB_NAMES:
-                    names["job_name"] = ast.dump(value)
-                    break
+        if "job_name" not in names and node.function is None:
+            named = _request_job_name(index, node)
+            if named is not None:
+                names["job_name"] = ast.dump(named)
         node.__dict__["_job_names"] = names
     return names
+
+
+def _names_something(value: ast.AST | None) -> bool:
+    return value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str))
+
+
+def _request_job_name(index: ModuleIndex, node: TaskNode) -> ast.AST | None:
+    """The job name inside an operator's request, the way SageMaker operators take it: a
+    ``config`` dict (written in the call, or a name bound once to one) whose ``...JobName`` key
+    (``TrainingJobName``, ``ProcessingJobName``, ``HyperParameterTuningJobName``; a transform
+    job's ``Transform.TransformJobName``, one level down) names the job the sensor's
+    ``job_name=`` names. A request built at run time, or a key bound twice, names nothing."""
+    config = node.setting("config")
+    if isinstance(config, ast.Name):
+        config = _bound_value(index, config.id, node.call)
+    if not isinstance(config, ast.Dict):
+        return None
+    inner: list[ast.Dict] = []
+    for key, value in zip(config.keys, config.values):
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            if key.value.endswith("JobName") and _names_something(value):
+                return value
+            if isinstance(value, ast.Dict):
+                inner.append(value)
+    for nested in inner:
+        for key, value in zip(nested.keys, nested.values):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.endswith("JobName"):
+                return value if _names_something(value) else None
+    return None
 
 
 def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
@@ -319,6 +347,11 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
                 for node in subnodes(value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
+                    elif isinstance(node, ast.JoinedStr):
+                        # f"{{{{ ti.xcom_pull(task_ids='{SUBMIT_ID}') }}}}": the constants it inserts
+                        text = _formatted_text(index, node)
+                        if "xcom_pull" in text:
+                            ids.update(_QUOTED.findall(text))
         for func in _callables(index, sensor):
             ids |= _callable_pulls(index, func)
         found = cache[sensor.call] = frozenset(ids)
@@ -326,6 +359,75 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+
+def _formatted_text(index: ModuleIndex, node: ast.JoinedStr) -> str:
+    """An f-string's text with the string constants it inserts (a module constant, or one of
+    another module of the tree), and ``{}`` for any other value."""
+    parts = []
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            parts.append(str(value.value))
+        elif isinstance(value, ast.FormattedValue) and isinstance(value.value, (ast.Name, ast.Attribute)):
+            inserted = index.string_value(value.value)
+            parts.append(inserted if inserted is not None else "{}")
+        else:
+            parts.append("{}")
+    return "".join(parts)
+
+
+def _group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:
+    """The task id Airflow gives a task written inside task groups: ``outer.inner.task_id`` for
+    a task in ``with TaskGroup("outer")`` (or a ``@task_group`` function) blocks, None outside
+    any group or when a group's id is not a literal. Groups with ``prefix_group_id=False`` add
+    no prefix. Only reached when a sensor pulls a dotted task id, so the groups are read then."""
+    groups = _task_groups(index)
+    line = node.call.lineno
+    prefix = []
+    for start, end, group_id in groups:
+        if start <= line <= end:
+            if group_id is None:
+                return None
+            if group_id:
+                prefix.append(group_id)
+    return ".".join([*prefix, node.task_id or ""]) if prefix else None
+
+
+def _task_groups(index: ModuleIndex) -> list[tuple[int, int, str | None]]:
+    """(first line, last line, group id) of each task group block of the file, outer first; the id
+    is "" for a group that adds no prefix and None when it is not a literal."""
+    groups = index.__dict__.get("_rj005_task_groups")
+    if groups is not None:
+        return groups
+    groups = []
+    for node in ast.walk(index.tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                expr = item.context_expr
+                if isinstance(expr, ast.Call) and call_name(expr) == "TaskGroup":
+                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, expr, None)))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name == "task_group":
+                    call = decorator if isinstance(decorator, ast.Call) else None
+                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, call, node.name)))
+    groups.sort(key=lambda group: (group[0], -group[1]))
+    index.__dict__["_rj005_task_groups"] = groups
+    return groups
+
+
+def _group_id(index: ModuleIndex, call: ast.Call | None, default: str | None) -> str | None:
+    if call is None:
+        return default
+    prefix = next((kw.value for kw in call.keywords if kw.arg == "prefix_group_id"), None)
+    if isinstance(prefix, ast.Constant) and prefix.value is False:
+        return ""
+    given = argument(call, 0, "group_id")
+    if given is None:
+        return default
+    return index.string_value(given)
 
 
 def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:

@@ -171,7 +171,8 @@ _JINJA_VAR = re.compile(r"\bvar\.(?:value|json)(?:\.get\(\s*['\"]([\w.-]+)['\"]|
 class VariableRecord(
     namedtuple(
         "VariableRecord",
-        "path line column op key kind shown_key function origin noqa via key_from_caller advances task_file dag tasks template",
+        "path line column op key kind shown_key function"
+        " origin noqa via key_from_caller advances task_file dag tasks template",
         defaults=("code", None, None, False, False, None, None, (), None),
     )
 ):

@@ -529,7 +529,7 @@ def summarise_index(index) -> ModuleSummary:
             summary.functions[func.name] = FunctionFacts(
                 os.path.abspath(index.path),
                 func.name,
-                tuple(variable_records_of(index, reached)),
+                tuple(variable_records_of(index, reached, func)),
                 tuple(calls),
                 started_job(index, [func]),
                 built[:4] if (built := operator_factory(index, func)) is not None else None,

@@ -253,15 +253,34 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
     )
 
 
-def variable_records_of(index: ModuleIndex, functions) -> list[VariableRecord]:
-    """Records for the Variable calls made directly in ``functions`` (helpers of a module)."""
+def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | None = None) -> list[VariableRecord]:
+    """Records for the Variable calls made directly in ``functions`` (helpers of a module).
+
+    With ``entry`` (the helper another module calls; ``functions`` are those it reaches), a key
+    an inner helper takes as a parameter is read from the calls ``functions`` make to it
+    (``load_checkpoint()`` calling ``_raw("orders_checkpoint")``); the entry's own parameter
+    keys stay for the caller to provide."""
     records = []
     for func in functions:
         for site in index.calls_by_function.get(func, ()):
             op = is_variable_call(index, site.node)
             if op is not None:
                 records.append(_record(index, site.node, op, site.stack, func))
-    return records
+    if entry is None or not any(r.key_from_caller for r in records):
+        return records
+    calls: dict[str, list[ast.Call]] = {}
+    for func in functions:
+        for site in index.calls_by_function.get(func, ()):
+            if isinstance(site.node.func, ast.Name):
+                calls.setdefault(site.node.func.id, []).append(site.node)
+    top = function_id(index, entry)
+    result = []
+    for record in records:
+        if record.key_from_caller and record.function != top:
+            result.extend(keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ())) or [record])
+        else:
+            result.append(record)
+    return result
 
 
 def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:

@@ -7,7 +7,8 @@ wait, which then frees the worker while the Triggerer polls.
 
 How: any call that passes ``deferrable=True`` and ``wait_for_termination=False`` or
 ``wait_for_completion=False`` as literals; a task whose flags are set after construction
-(``run.deferrable = True``); and a task that switches waiting off in a file whose
+(``run.deferrable = True``, or ``run.wait_for_completion = False`` on a task that defers by
+keyword, ``default_args`` or class); and a task that switches waiting off in a file whose
 ``default_args`` turn ``deferrable`` on, or whose class always defers (astronomer-providers'
 ``*Async`` operators). The finding is on the wait setting, the one to change.
 
@@ -38,6 +39,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
     if "deferrable" not in index.source_text and "Async" not in index.source_text:
         return
     defers_by_default = _default_args_defer(index)
+    reset = _reset_after_construction(index)
     for site in index.calls:
         call = site.node
         deferrable = keyword(call, "deferrable")
@@ -49,18 +51,42 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             continue
         for name in WAIT_KEYWORDS:
             wait = keyword(call, name)
-            if _literal(wait, False):
+            if _literal(wait, False) and (id(call), name) not in reset:
                 yield _finding(index, wait, name)
-    if any(isinstance(value, ast.Constant) for _, attr, value, _, _ in index.attribute_sets if attr == "deferrable"):
-        yield from _after_construction(index)
+    if any(
+        isinstance(value, ast.Constant) and (attr == "deferrable" or (attr in WAIT_KEYWORDS and value.value is False))
+        for _, attr, value, _, _ in index.attribute_sets
+    ):
+        yield from _after_construction(index, defers_by_default)
 
 
-def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
+def _reset_after_construction(index: ModuleIndex) -> set[tuple[int, str]]:
+    """(call id, wait keyword) of tasks whose wait keyword a later ``task.attr = ...`` replaces
+    (``start.wait_for_completion = True``): the attribute decides, not the keyword."""
+    if not any(attr in WAIT_KEYWORDS for _, attr, _, _, _ in index.attribute_sets):
+        return set()
+    return {
+        (id(call), name)
+        for graph in task_graphs(index, min_tasks=1)
+        for node in graph.nodes
+        for name in WAIT_KEYWORDS
+        if name in node.overrides
+        for call in node.calls
+    }
+
+
+def _after_construction(index: ModuleIndex, defers_by_default: bool) -> Iterator[Finding]:
+    """Flags set on the task after it is built (``run.wait_for_completion = False``): the
+    task defers by a keyword or attribute, by the file's ``default_args``, or by its class."""
     for graph in task_graphs(index, min_tasks=1):
         for node in graph.nodes:
             if not node.overrides:
                 continue
             deferrable = node.setting("deferrable")
+            if deferrable is None and (
+                (defers_by_default and _is_task(node.call)) or _deferrable_by_construction(index, node.call)
+            ):
+                deferrable = ast.Constant(value=True)
             if not (isinstance(deferrable, ast.Constant) and deferrable.value is True):
                 continue
             for name in WAIT_KEYWORDS:

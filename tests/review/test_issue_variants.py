@@ -1,0 +1,132 @@
+"""Variants of the issue's patterns, written the way other teams write them: flags set after
+construction on a task that defers by ``default_args``, a helper of another module handing a
+state key to an inner helper, ... Our own cases, each with a near miss that must stay silent.
+"""
+
+from __future__ import annotations
+
+from resumable_jobs.review import RULES_BY_CODE, review_files
+
+from .sources import found, relative, write
+
+# -- RJ006: the wait switched off after construction ------------------------------------------
+
+_SERVERLESS = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+
+    default_args = {"deferrable": DEFERS, "retries": 2}
+
+    with DAG("nightly", start_date=datetime(2026, 1, 1), default_args=default_args):
+        start = EmrServerlessStartJobOperator(
+            task_id="start", application_id="app", execution_role_arn="role", job_driver={}
+        )
+        start.wait_for_completion = False
+        sized = EmrServerlessStartJobOperator(
+            task_id="sized", application_id="app", execution_role_arn="role", job_driver={}, deferrable=True
+        )
+        sized.wait_for_completion = False
+"""
+
+
+def test_wait_switched_off_by_attribute_on_a_task_deferring_by_default_args_or_keyword():
+    assert found(_SERVERLESS.replace("DEFERS", "True"), "RJ006") == [(13, "RJ006"), (17, "RJ006")]
+
+
+def test_near_miss_wait_switched_off_by_attribute_without_deferring():
+    # default_args do not defer: only the task that passes deferrable=True itself is reported
+    assert found(_SERVERLESS.replace("DEFERS", "False"), "RJ006") == [(17, "RJ006")]
+
+
+def test_near_miss_wait_switched_back_on_by_attribute():
+    source = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.providers.amazon.aws.operators.emr import EmrServerlessStartJobOperator
+
+        with DAG("nightly", start_date=datetime(2026, 1, 1), default_args={"deferrable": True}):
+            start = EmrServerlessStartJobOperator(
+                task_id="start", application_id="a", execution_role_arn="r", job_driver={}, wait_for_completion=False
+            )
+            start.wait_for_completion = True
+    """
+    assert found(source, "RJ006") == []
+
+
+# -- RJ001: a key handed from one helper of another module to an inner one ---------------------
+
+_STATE = """
+    from airflow.models import Variable
+
+
+    def _raw(key):
+        return Variable.get(key, default_var=None)
+
+
+    def _write(key, value):
+        Variable.set(key, value)
+
+
+    def load_checkpoint():
+        return _raw("orders_checkpoint")
+
+
+    def save_checkpoint(value):
+        _write("orders_checkpoint", value)
+
+
+    def load_table():
+        return _raw("orders_table")
+"""
+
+
+def _orders(body: str) -> str:
+    return (
+        """
+        import pendulum
+        from airflow.decorators import dag, task
+
+        from utils.state import load_checkpoint as load_cp, load_table, save_checkpoint
+
+
+        @dag(start_date=pendulum.datetime(2026, 1, 1), schedule="@daily")
+        def orders():
+            @task
+            def extract():
+        """
+        + body
+        + """
+            extract()
+
+
+        orders()
+        """
+    )
+
+
+def _review_orders(tmp_path, body: str):
+    paths = write(
+        tmp_path, {"dags/utils/__init__.py": "", "dags/utils/state.py": _STATE, "dags/orders.py": _orders(body)}
+    )
+    return relative(tmp_path, review_files(paths, [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]]))
+
+
+def test_a_checkpoint_key_handed_to_inner_helpers_of_another_module(tmp_path):
+    body = """
+                cp = load_cp()
+                save_checkpoint((cp or 0) + 1)
+    """
+    assert _review_orders(tmp_path, body) == [
+        ("dags/utils/state.py", 6, "RJ001"),
+        ("dags/utils/state.py", 10, "RJ001"),
+    ]
+
+
+def test_near_miss_the_inner_helper_reads_configuration(tmp_path):
+    body = """
+                print(load_table())
+    """
+    assert _review_orders(tmp_path, body) == []

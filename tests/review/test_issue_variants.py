@@ -130,3 +130,84 @@ def test_near_miss_the_inner_helper_reads_configuration(tmp_path):
                 print(load_table())
     """
     assert _review_orders(tmp_path, body) == []
+
+
+# -- RJ003: reconnect logic without Variables -------------------------------------------------
+
+_FILTERED_LISTING = """
+    from airflow.providers.amazon.aws.operators.batch import BatchOperator
+
+
+    class ReconnectingBatch(BatchOperator):
+        def execute(self, context):
+            listed = self.hook.client.list_jobs(
+                jobQueue=self.job_queue, filters=[{"name": "JOB_NAME", "values": [self.job_name]}]
+            )
+            running = [j for j in listed["jobSummaryList"] if j["status"] == "RUNNING"]
+            if not running:
+                NOT_FOUND
+            self.job_id = running[0]["jobId"]
+            self.monitor_job(context)
+"""
+
+
+def test_a_filtered_listing_picked_over_before_the_parent_execute_submits():
+    source = _FILTERED_LISTING.replace("NOT_FOUND", "return super().execute(context)")
+    assert found(source, "RJ003") == [(11, "RJ003")]
+
+
+def test_near_miss_nothing_found_in_the_filtered_listing_raises():
+    source = _FILTERED_LISTING.replace("NOT_FOUND", 'raise RuntimeError("no running job")')
+    assert found(source, "RJ003") == []
+
+
+_OWN_PULL = """
+    import boto3
+    import pendulum
+    from airflow.decorators import dag, task
+
+
+    @dag(start_date=pendulum.datetime(2026, 1, 1), schedule=None)
+    def steps():
+        @task
+        def run_step(ti=None):
+            previous = ti.xcom_pull(task_ids="TASK_IDS", key="emr_step")
+            if previous is None:
+                emr = boto3.client("emr")
+                previous = emr.add_job_flow_steps(JobFlowId="j-1", Steps=[])["StepIds"][0]
+            return previous
+
+        run_step()
+
+
+    steps()
+"""
+
+
+def test_a_task_pulling_its_own_xcom_by_its_task_id_before_starting_a_step():
+    assert found(_OWN_PULL.replace("TASK_IDS", "run_step"), "RJ003") == [(12, "RJ003")]
+
+
+def test_near_miss_the_pull_reads_an_upstream_task():
+    assert found(_OWN_PULL.replace("TASK_IDS", "plan_step"), "RJ003") == []
+
+
+def test_a_python_callable_pulling_the_xcom_of_its_operators_task_id():
+    source = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.operators.python import PythonOperator
+
+
+        def launch(ti, **context):
+            run_id = ti.xcom_pull(task_ids="launch_job", key="databricks_run")
+            if not run_id:
+                run_id = context["params"]["client"].submit_run(json={})
+            return run_id
+
+
+        with DAG("jobs", start_date=datetime(2026, 1, 1)):
+            PythonOperator(task_id="launch_job", python_callable=launch)
+    """
+    assert found(source, "RJ003") == [(10, "RJ003")]

@@ -89,6 +89,83 @@ def argument(call: ast.Call, position: int, name: str) -> ast.AST | None:
     return kw.value if kw is not None else None
 
 
+def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str | None:
+    """A Variable key's text: :meth:`ModuleIndex.string_value`, and, for a key it leaves with
+    ``{}`` holes, the key in full when every part inserted is a string constant of the file or of
+    another module (``f"{PREFIX}_partition"``, ``"{}_offset".format(TABLE)``, a local name bound
+    once to one of those). A part computed at run time (``ds``, a parameter) leaves the holes."""
+    key = index.string_value(node, stack)
+    if key is not None and "{}" not in key:
+        return key
+    if key is None and not isinstance(node, ast.Name):
+        return None
+    full = _built_key(index, node, stack, 0)
+    return full if full is not None else key
+
+
+def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> str | None:
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue) and value.conversion == -1 and value.format_spec is None:
+                text = _constant_part(index, value.value, stack)
+                if text is None:
+                    return None
+                parts.append(text)
+            else:
+                return None
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+        and not node.keywords
+        and node.func.value.value.count("{}") == len(node.args)
+        and node.func.value.value.count("{") == len(node.args)
+    ):
+        texts = [_constant_part(index, arg, stack) for arg in node.args]
+        return None if None in texts else node.func.value.value.format(*texts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = (_constant_part(index, n, stack) or _built_key(index, n, stack, depth) for n in (node.left, node.right))
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.Name) and depth == 0:
+        for func in reversed(stack):
+            if node.id in _parameters(func):
+                return None
+            values = index.assigned_values(func, node.id)
+            if values:
+                return _built_key(index, values[0], stack, 1) if len(values) == 1 else None
+        values = [
+            statement.value
+            for statement in index.tree.body
+            if isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets)
+        ]
+        return _built_key(index, values[0], (), 1) if len(values) == 1 else None
+    return None
+
+
+def _parameters(func: FunctionNode) -> set[str]:
+    if isinstance(func, ast.Lambda) or not hasattr(func, "args"):
+        return set()
+    args = func.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return set(names)
+
+
+def _constant_part(index: ModuleIndex, node: ast.AST, stack) -> str | None:
+    """A string constant inserted in a key: a literal, or a constant of the file or another module."""
+    if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute)):
+        return None
+    text = index.string_value(node, stack)
+    return text if text is not None and "{}" not in text else None
+
+
 def is_variable_call(index: ModuleIndex, call: ast.Call) -> str | None:
     """``"get"`` or ``"set"`` when ``call`` is a Variable read or write, else ``None``."""
     func = call.func
@@ -114,7 +191,7 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
         call = site.node
         key_node = argument(call, 0, "key")
         value = argument(call, 1, "value")
-        key = index.string_value(key_node, site.stack)
+        key = key_text(index, key_node, site.stack)
         shown = index.display_key(key_node, site.stack)
         accesses.append(VariableAccess(site, op, key, classify(key), value if op == "set" else None, shown))
     index._variable_accesses = accesses  # type: ignore[attr-defined]
@@ -215,7 +292,7 @@ def function_id(index: ModuleIndex, func: FunctionNode) -> str:
 
 def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
     key_node = argument(call, 0, "key")
-    key = index.string_value(key_node, stack)
+    key = key_text(index, key_node, stack)
     line, column = index.position(call)
     if key is None and isinstance(key_node, ast.Name):
         extra.setdefault("key_from_caller", True)
@@ -371,7 +448,7 @@ def _parse_time_reads(index: ModuleIndex) -> list[VariableRecord]:
         if is_variable_call(index, site.node) != "get":
             continue
         key_node = argument(site.node, 0, "key")
-        key = index.string_value(key_node, site.stack)
+        key = key_text(index, key_node, site.stack)
         line, column = index.position(site.node)
         where = function_id(index, site.stack[-1]) if site.stack else f"{index.abspath}:0:<module>"
         shown = index.display_key(key_node, site.stack)

@@ -211,3 +211,70 @@ def test_a_python_callable_pulling_the_xcom_of_its_operators_task_id():
             PythonOperator(task_id="launch_job", python_callable=launch)
     """
     assert found(source, "RJ003") == [(10, "RJ003")]
+
+
+# -- RJ001 / RJ004: keys built from string constants -------------------------------------------
+
+_MARKER = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.models import Variable
+    from airflow.operators.python import PythonOperator
+
+    PREFIX = "sales"
+
+
+    def pick(ds_nodash, **context):
+        Variable.set(KEY, ds_nodash)
+
+
+    def load(ds_nodash, **context):
+        print(Variable.get(KEY))
+
+
+    with DAG("sales", start_date=datetime(2026, 1, 1)):
+        PythonOperator(task_id="pick", python_callable=pick) >> PythonOperator(task_id="load", python_callable=load)
+"""
+
+
+def test_a_neutral_marker_key_built_from_a_module_constant_passed_between_tasks():
+    assert found(_MARKER.replace("KEY", 'f"{PREFIX}_partition"'), "RJ001") == [(12, "RJ001"), (16, "RJ001")]
+
+
+def test_near_miss_the_marker_key_holds_the_run_date():
+    # a key per run (the date inserted at run time) is not one value shared by every run
+    assert found(_MARKER.replace("KEY", 'f"{PREFIX}_{ds_nodash}"'), "RJ001") == []
+
+
+_PAGER = """
+    import pendulum
+    from airflow.decorators import dag, task
+    from airflow.models import Variable
+
+    TABLE = "orders"
+
+
+    @dag(start_date=pendulum.datetime(2026, 1, 1), schedule="@hourly")
+    def pager():
+        @task
+        def page(TABLE_PARAM):
+            key = "{}_offset".format(TABLE_NAME)
+            offset = Variable.get(key, default_var=0)
+            Variable.set(key, int(offset) + 1000)
+
+        page("orders")
+
+
+    pager()
+"""
+
+
+def test_an_offset_key_built_with_format_from_a_constant_moves_a_watermark():
+    source = _PAGER.replace("TABLE_PARAM", "name").replace("TABLE_NAME", "TABLE")
+    assert found(source, "RJ001", "RJ004") == [(14, "RJ004"), (15, "RJ004")]
+
+
+def test_near_miss_the_offset_key_is_built_from_a_parameter():
+    source = _PAGER.replace("TABLE_PARAM", "table").replace("TABLE_NAME", "table")
+    assert found(source, "RJ001", "RJ004") == []

@@ -97,10 +97,31 @@ def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode
     key = index.string_value(node, stack)
     if key is not None and "{}" not in key:
         return key
+    if key is None and isinstance(node, ast.Attribute):
+        return _class_constant(index, node, stack)
     if key is None and not isinstance(node, ast.Name):
         return None
     full = _built_key(index, node, stack, 0)
     return full if full is not None else key
+
+
+def _class_constant(index: ModuleIndex, node: ast.Attribute, stack) -> str | None:
+    """``self.KEY`` in a method, with ``KEY = "s3_checkpoint"`` in its class's body (assigned once
+    there, and never on an instance)."""
+    if not (isinstance(node.value, ast.Name) and node.value.id == "self" and stack):
+        return None
+    cls = index.owner_class.get(stack[-1])
+    if cls is None or any(attr == node.attr for attr, _, _ in index.self_attribute_sets):
+        return None
+    values = [
+        statement.value
+        for statement in cls.body
+        if isinstance(statement, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == node.attr for t in statement.targets)
+    ]
+    if len(values) == 1 and isinstance(values[0], ast.Constant) and isinstance(values[0].value, str):
+        return values[0].value
+    return None
 
 
 def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> str | None:
@@ -184,7 +205,11 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     if "Variable" not in index.source_text:  # every way to reach the class names it
         index._variable_accesses = accesses  # type: ignore[attr-defined]
         return accesses
-    for site in index.calls_in_runtime():
+    sites = index.calls_in_runtime()
+    extra = _helper_methods(index)
+    if extra:
+        sites = sites + [site for method in extra for site in index.calls_by_function.get(method, ())]
+    for site in sites:
         op = is_variable_call(index, site.node)
         if op is None:
             continue
@@ -196,6 +221,66 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
         accesses.append(VariableAccess(site, op, key, classify(key), value if op == "set" else None, shown))
     index._variable_accesses = accesses  # type: ignore[attr-defined]
     return accesses
+
+
+def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
+    """Methods of a helper class of this file that task code calls through an instance
+    (``store = CursorStore(); store.save(...)``, a module-level ``STORE = CursorStore()``,
+    ``CursorStore().load()``), with the methods they call on ``self``: method -> the task
+    functions whose code calls it. Operator classes are left out (their ``execute()`` already
+    runs in a task); a name bound more than once is not followed. Once per file."""
+    cached = index.__dict__.get("_helper_methods")
+    if cached is not None:
+        return cached
+    found: dict[FunctionNode, set[FunctionNode]] = {}
+    index.__dict__["_helper_methods"] = found
+    runtime = index.runtime_functions
+    classes = {
+        statement.name: statement
+        for statement in index.tree.body
+        if isinstance(statement, ast.ClassDef)
+        and not any(f in runtime for f in statement.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    }
+    if not classes:
+        return found
+    module_instances = {}
+    for statement in index.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            module_instances[name] = None if name in module_instances else _class_built(statement.value, classes)
+    roots = _plain_task_roots(index)
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+            continue
+        cls = _class_built(target.value, classes)
+        if cls is None and isinstance(target.value, ast.Name):
+            name = target.value.id
+            cls = classes.get(name)
+            if cls is None:
+                bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
+                if bound is not None:
+                    values = index.assigned_values(bound, name)
+                    cls = _class_built(values[0], classes) if len(values) == 1 else None
+                elif not any(name in _parameters(f) for f in site.stack):
+                    cls = module_instances.get(name)
+        if cls is None:
+            continue
+        callers = set()
+        for func in site.stack:
+            callers |= roots.get(func, set())
+        for method in index.methods_named(cls, target.attr):
+            for reached in index.reached_from(method):
+                if reached not in runtime:
+                    found.setdefault(reached, set()).update(callers)
+    return found
+
+
+def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDef | None:
+    """The helper class ``node`` builds an instance of (``CursorStore(...)``), if any."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return classes.get(node.func.id)
+    return None
 
 
 def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
@@ -579,10 +664,23 @@ def _task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
     roots = index.__dict__.get("_task_roots")
     if roots is None:
         roots = {}
+        for func, callers in _plain_task_roots(index).items():
+            roots[func] = set(callers)
+        for method, callers in _helper_methods(index).items():
+            roots.setdefault(method, set()).update(callers)
+        index.__dict__["_task_roots"] = roots
+    return roots
+
+
+def _plain_task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
+    """:func:`_task_roots` without the helper classes' methods (which are worked out from it)."""
+    roots = index.__dict__.get("_plain_task_roots")
+    if roots is None:
+        roots = {}
         for root in index.runtime_functions:
             for func in index.reached_from(root):
                 roots.setdefault(func, set()).add(root)
-        index.__dict__["_task_roots"] = roots
+        index.__dict__["_plain_task_roots"] = roots
     return roots
 
 

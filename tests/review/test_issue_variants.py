@@ -278,3 +278,95 @@ def test_an_offset_key_built_with_format_from_a_constant_moves_a_watermark():
 def test_near_miss_the_offset_key_is_built_from_a_parameter():
     source = _PAGER.replace("TABLE_PARAM", "table").replace("TABLE_NAME", "table")
     assert found(source, "RJ001", "RJ004") == []
+
+
+# -- RJ001 / RJ004: a helper class of the file used through an instance ------------------------
+
+_STORE_CLASS = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.models import Variable
+    from airflow.operators.python import PythonOperator
+
+
+    class Offsets:
+        KEY = "ledger_offset"
+
+        def current(self):
+            return int(Variable.get(self.KEY, default_var=0))
+
+        def store(self, value):
+            Variable.set(self.KEY, value)
+
+    """
+
+
+def test_a_task_moving_an_offset_on_through_a_helper_class_instance():
+    source = _STORE_CLASS + """
+    def page(**context):
+        offsets = Offsets()
+        offsets.store(offsets.current() + 500)
+
+
+    with DAG("ledger", start_date=datetime(2026, 1, 1)):
+        PythonOperator(task_id="page", python_callable=page)
+    """
+    assert found(source, "RJ001", "RJ004") == [(13, "RJ004"), (16, "RJ004")]
+
+
+def test_a_checkpoint_kept_through_a_module_level_instance():
+    source = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.models import Variable
+        from airflow.operators.python import PythonOperator
+
+
+        class Checkpointer:
+            def load(self):
+                return Variable.get("s3_checkpoint", default_var=None)
+
+            def save(self, value):
+                Variable.set("s3_checkpoint", value)
+
+
+        CHECKPOINTS = Checkpointer()
+
+
+        def run(**context):
+            CHECKPOINTS.save(CHECKPOINTS.load())
+
+
+        with DAG("s3", start_date=datetime(2026, 1, 1)):
+            PythonOperator(task_id="run", python_callable=run)
+    """
+    assert found(source, "RJ001", "RJ004") == [(11, "RJ001"), (14, "RJ001")]
+
+
+def test_near_miss_the_helper_class_is_used_only_when_the_file_is_parsed():
+    source = _STORE_CLASS + """
+    START = Offsets().current()
+
+
+    def page(**context):
+        print(START)
+
+
+    with DAG("ledger", start_date=datetime(2026, 1, 1)):
+        PythonOperator(task_id="page", python_callable=page)
+    """
+    assert found(source, "RJ001", "RJ004") == []
+
+
+def test_near_miss_a_name_bound_to_something_else_in_the_task():
+    source = _STORE_CLASS + """
+    def page(offsets, **context):
+        offsets.store(offsets.current() + 500)
+
+
+    with DAG("ledger", start_date=datetime(2026, 1, 1)):
+        PythonOperator(task_id="page", python_callable=page, op_args=[None])
+    """
+    assert found(source, "RJ001", "RJ004") == []

@@ -62,10 +62,12 @@ class FunctionFacts(
     __slots__ = ()
 
 
-class ClassFacts(namedtuple("ClassFacts", "path name bases job_start", defaults=(None,))):
+class ClassFacts(namedtuple("ClassFacts", "path name bases job_start methods", defaults=(None, ()))):
     """A class of an indexed module: ``bases`` are qualified names resolved in the defining
     module; ``job_start`` is the job-start client method its ``execute()`` calls when it does
-    not wait for the job (RJ005)."""
+    not wait for the job (RJ005); ``methods``: for a class with Variable calls in its methods,
+    a :class:`FunctionFacts` per method (named ``Class.method``) with the Variable calls it and
+    the methods it calls on ``self`` make, for task code that calls it through an instance."""
 
     __slots__ = ()
 
@@ -539,9 +541,25 @@ def summarise_index(index) -> ModuleSummary:
         if isinstance(cls, ast.ClassDef):
             bases = tuple(index.resolve(b) or "" for b in cls.bases)
             summary.classes[cls.name] = ClassFacts(
-                os.path.abspath(index.path), cls.name, bases, started_job(index, index.methods_named(cls, "execute"))
+                os.path.abspath(index.path),
+                cls.name,
+                bases,
+                started_job(index, index.methods_named(cls, "execute")),
+                _method_facts(index, cls) if "Variable" in index.source_text else (),
             )
     return summary
+
+
+def _method_facts(index, cls: ast.ClassDef) -> tuple:
+    from resumable_jobs.review.variables import variable_records_of
+
+    found = []
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not method.name.startswith("__"):
+            records = variable_records_of(index, index.reached_from(method), method)
+            if records:
+                found.append(FunctionFacts(os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records)))
+    return tuple(found)
 
 
 def _construction_settings(built: ast.Call) -> tuple:

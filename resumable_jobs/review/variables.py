@@ -39,7 +39,7 @@ from resumable_jobs.review.index import (
 )
 from resumable_jobs.review.keys import classify, names_a_date, names_an_offset
 from resumable_jobs.review.noqa import noqa_codes
-from resumable_jobs.review.project import star_imported_function
+from resumable_jobs.review.project import FunctionFacts, star_imported_function
 
 __all__ = [
     "VARIABLE_CLASSES",
@@ -606,14 +606,17 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
-    for site, qualified in _imported_runtime_calls(index, stars):
+    for site, qualified in [*_imported_runtime_calls(index, stars), *_imported_method_calls(index, stars)]:
         todo = [(index.path, qualified)]
         while todo:
             importer, qualified = todo.pop()
-            if (importer, qualified) in seen or len(seen) > 200:
-                continue
-            seen.add((importer, qualified))
-            facts = project.function(importer, qualified)
+            if isinstance(qualified, FunctionFacts):  # a method of an imported class
+                facts = qualified
+            else:
+                if (importer, qualified) in seen or len(seen) > 200:
+                    continue
+                seen.add((importer, qualified))
+                facts = project.function(importer, qualified)
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
@@ -706,6 +709,39 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
             target = _imported_name(index, kw.value, stars)
             if target is not None:
                 yield site, target
+
+
+def _imported_method_calls(index: ModuleIndex, stars: bool):
+    """(call, method facts) for methods of classes of other modules of the tree that task code
+    calls through an instance: ``CursorStore("events").read()``, or a name bound once to one,
+    in the task's function or at module level (``STORE = CursorStore("events")``)."""
+    instances: dict[str, ast.AST | None] = {}
+    for statement in index.tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+            name = statement.targets[0].id
+            instances[name] = None if name in instances else statement.value
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+            continue
+        built = target.value
+        if isinstance(built, ast.Name):
+            name = built.id
+            bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
+            if bound is not None:
+                values = index.assigned_values(bound, name)
+                built = values[0] if len(values) == 1 else None
+            elif any(name in _parameters(f) for f in site.stack):
+                built = None
+            else:
+                built = instances.get(name)
+        if not isinstance(built, ast.Call):
+            continue
+        qualified = _imported_name(index, built.func, stars)
+        facts = index.class_facts(qualified) if qualified else None
+        for method in facts.methods if facts is not None else ():
+            if method.name == f"{facts.name}.{target.attr}":
+                yield site, method
 
 
 def _imported_name(index: ModuleIndex, node: ast.AST, stars: bool) -> str | None:

@@ -370,3 +370,76 @@ def test_near_miss_a_name_bound_to_something_else_in_the_task():
         PythonOperator(task_id="page", python_callable=page, op_args=[None])
     """
     assert found(source, "RJ001", "RJ004") == []
+
+
+# -- RJ001: a helper class of plugins/ used through an instance --------------------------------
+
+_CURSOR_STORE = """
+    from airflow.models import Variable
+
+
+    class CursorStore:
+        def __init__(self, name):
+            self.name = name
+
+        def read(self):
+            return Variable.get(f"{self.name}_cursor", default_var="0")
+
+        def write(self, value):
+            Variable.set(f"{self.name}_cursor", value)
+
+
+    class Settings:
+        def table(self):
+            return Variable.get("events_table")
+"""
+
+
+def _review_events(tmp_path, dag: str):
+    paths = write(tmp_path, {"plugins/__init__.py": "", "plugins/stores.py": _CURSOR_STORE, "dags/events.py": dag})
+    return relative(tmp_path, review_files(paths, [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]]))
+
+
+def test_a_cursor_kept_through_an_instance_of_a_plugins_class(tmp_path):
+    dag = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.operators.python import PythonOperator
+
+        from plugins.stores import CursorStore
+
+        STORE = CursorStore("events")
+
+
+        def pull(**context):
+            print(STORE.read())
+            STORE.write(context["ds"])
+
+
+        with DAG("events", start_date=datetime(2026, 1, 1)):
+            PythonOperator(task_id="pull", python_callable=pull)
+    """
+    assert _review_events(tmp_path, dag) == [("plugins/stores.py", 10, "RJ001"), ("plugins/stores.py", 13, "RJ001")]
+
+
+def test_near_miss_a_plugins_class_reading_configuration_or_used_at_parse_time(tmp_path):
+    dag = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.operators.python import PythonOperator
+
+        from plugins.stores import CursorStore, Settings
+
+        START = CursorStore("events").read()
+
+
+        def pull(**context):
+            print(Settings().table(), START)
+
+
+        with DAG("events", start_date=datetime(2026, 1, 1)):
+            PythonOperator(task_id="pull", python_callable=pull)
+    """
+    assert _review_events(tmp_path, dag) == []

@@ -443,3 +443,42 @@ def test_near_miss_a_plugins_class_reading_configuration_or_used_at_parse_time(t
             PythonOperator(task_id="pull", python_callable=pull)
     """
     assert _review_events(tmp_path, dag) == []
+
+
+# -- RJ006: an in-house subclass of an operator that always defers ------------------------------
+
+_TEAM_OPERATORS = """
+    from airflow.providers.databricks.operators.databricks import DatabricksRunNowOperator
+    from astronomer.providers.databricks.operators.databricks import DatabricksRunNowOperatorAsync
+
+
+    class TeamRunNow(DatabricksRunNowOperatorAsync):
+        ui_color = "#fff"
+
+
+    class TeamRunNowSync(DatabricksRunNowOperator):
+        ui_color = "#fff"
+"""
+
+
+def _review_team(tmp_path, operator: str):
+    dag = f"""
+        from datetime import datetime
+
+        from airflow import DAG
+
+        from plugins.team_operators import {operator}
+
+        with DAG("team", start_date=datetime(2026, 1, 1)):
+            {operator}(task_id="go", job_id=1, wait_for_termination=False)
+    """
+    paths = write(tmp_path, {"plugins/team_operators.py": _TEAM_OPERATORS, "dags/team.py": dag})
+    return relative(tmp_path, review_files(paths, [RULES_BY_CODE["RJ006"]]))
+
+
+def test_a_plugins_subclass_of_an_async_operator_with_the_wait_switched_off(tmp_path):
+    assert _review_team(tmp_path, "TeamRunNow") == [("dags/team.py", 9, "RJ006")]
+
+
+def test_near_miss_a_plugins_subclass_of_an_operator_that_does_not_defer(tmp_path):
+    assert _review_team(tmp_path, "TeamRunNowSync") == []

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import ModuleIndex, keyword
+from resumable_jobs.review.project import plugin_class_name
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 
@@ -36,12 +37,18 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
-    if "deferrable" not in index.source_text and "Async" not in index.source_text:
-        return
+    text = index.source_text
+    if "deferrable" not in text and "Async" not in text:
+        # an in-house subclass of an ``*Async`` operator, defined in another module
+        if not (("wait_for_termination" in text or "wait_for_completion" in text) and index.imports_local_code):
+            return
     defers_by_default = _default_args_defer(index)
     reset = _reset_after_construction(index)
     for site in index.calls:
         call = site.node
+        waits = [(name, wait) for name in WAIT_KEYWORDS if _literal(wait := keyword(call, name), False)]
+        if not waits:
+            continue
         deferrable = keyword(call, "deferrable")
         if not (
             _literal(deferrable, True)
@@ -49,9 +56,8 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             or _deferrable_by_construction(index, call)
         ):
             continue
-        for name in WAIT_KEYWORDS:
-            wait = keyword(call, name)
-            if _literal(wait, False) and (id(call), name) not in reset:
+        for name, wait in waits:
+            if (id(call), name) not in reset:
                 yield _finding(index, wait, name)
     if any(
         isinstance(value, ast.Constant) and (attr == "deferrable" or (attr in WAIT_KEYWORDS and value.value is False))
@@ -100,8 +106,19 @@ def _after_construction(index: ModuleIndex, defers_by_default: bool) -> Iterator
 
 
 def _deferrable_by_construction(index: ModuleIndex, call: ast.Call) -> bool:
-    """astronomer-providers' ``*Async`` operators always defer."""
+    """astronomer-providers' ``*Async`` operators always defer, and so do in-house subclasses of
+    them (in this file, or a class of another module of the tree)."""
     name = index.resolve(call.func) or ""
+    if _is_async_operator(name):
+        return True
+    if name not in index.classes_by_name and not index.imports_local_code and plugin_class_name(name) is None:
+        return False
+    from resumable_jobs.review.rules.rj005_submit_then_sensor import _along_bases
+
+    return _along_bases(index, name, lambda cls: True if _is_async_operator(cls or "") else None) is not None
+
+
+def _is_async_operator(name: str) -> bool:
     return name.startswith("astronomer.providers.") and name.endswith("Async")
 
 

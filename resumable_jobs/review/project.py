@@ -43,8 +43,8 @@ __all__ = [
 class FunctionFacts(
     namedtuple(
         "FunctionFacts",
-        "path name variable_accesses calls job_start returns_operator returns_settings",
-        defaults=((), (), None, None, ()),
+        "path name variable_accesses calls job_start returns_operator returns_settings returns_task_id_constant",
+        defaults=((), (), None, None, (), None),
     )
 ):
     """A module-level function of an indexed module, as far as the rules care.
@@ -56,7 +56,10 @@ class FunctionFacts(
       task id, the parameter the task id comes from and its position);
     - ``returns_settings``: the keywords of that construction, as ``(name, is_literal, value)``: the
       literal's value, or None for an expression (a wait flag, a sensor's ``step_id`` template
-      pulling XCom).
+      pulling XCom);
+    - ``returns_task_id_constant``: when that task id is a constant the module imports
+      (``task_id=SUBMIT_ID`` with ``from config import SUBMIT_ID``), its qualified name, for the
+      importer to look up (a summary is made without the modules it imports).
     """
 
     __slots__ = ()
@@ -536,6 +539,7 @@ def summarise_index(index) -> ModuleSummary:
                 started_job(index, [func]),
                 built[:4] if (built := operator_factory(index, func)) is not None else None,
                 _construction_settings(built[4]) if built is not None and built[4] is not None else (),
+                _imported_task_id(index, built),
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
@@ -548,6 +552,17 @@ def summarise_index(index) -> ModuleSummary:
                 _method_facts(index, cls) if "Variable" in index.source_text else (),
             )
     return summary
+
+
+def _imported_task_id(index, built) -> str | None:
+    """The qualified name of the imported constant a factory's operator takes its task id from."""
+    from resumable_jobs.review.index import dotted_name, keyword
+
+    if built is None or built[1] is not None or built[2] is not None or built[4] is None:
+        return None
+    kw = keyword(built[4], "task_id")
+    name = dotted_name(kw.value) if kw is not None else None
+    return index.resolve(kw.value) if name and name.split(".")[0] in index.aliases else None
 
 
 def _method_facts(index, cls: ast.ClassDef) -> tuple:

@@ -482,3 +482,47 @@ def test_a_plugins_subclass_of_an_async_operator_with_the_wait_switched_off(tmp_
 
 def test_near_miss_a_plugins_subclass_of_an_operator_that_does_not_defer(tmp_path):
     assert _review_team(tmp_path, "TeamRunNowSync") == []
+
+
+# -- RJ005: a factory of tasks/ whose task id is a constant of config.py -----------------------
+
+_GLUE_FACTORY = """
+    from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+
+    from config import GLUE_JOB, SUBMIT_ID
+
+
+    def start_etl():
+        return GlueJobOperator(task_id=SUBMIT_ID, job_name=GLUE_JOB, wait_for_completion=False)
+"""
+
+
+def _review_glue(tmp_path, pulled: str):
+    dag = f"""
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.providers.amazon.aws.sensors.glue import GlueJobSensor
+
+        from config import GLUE_JOB, SUBMIT_ID
+        from tasks.glue import start_etl
+
+        with DAG("etl", start_date=datetime(2026, 1, 1)):
+            start = start_etl()
+            wait = GlueJobSensor(task_id="wait", job_name=GLUE_JOB, run_id=f"{{{{{{{{ ti.xcom_pull(task_ids='{pulled}') }}}}}}}}")
+            start >> wait
+    """
+    config = 'GLUE_JOB = "nightly_etl"\nSUBMIT_ID = "start_etl"\nOTHER_ID = "audit"\n'
+    paths = write(
+        tmp_path,
+        {"dags/config.py": config, "dags/tasks/__init__.py": "", "dags/tasks/glue.py": _GLUE_FACTORY, "dags/etl.py": dag},
+    )
+    return relative(tmp_path, review_files(paths, [RULES_BY_CODE["RJ005"]]))
+
+
+def test_a_factory_task_id_imported_from_config_joins_the_sensor_pulling_it(tmp_path):
+    assert _review_glue(tmp_path, "{SUBMIT_ID}") == [("dags/etl.py", 11, "RJ005")]
+
+
+def test_near_miss_the_sensor_pulls_another_task(tmp_path):
+    assert _review_glue(tmp_path, "{OTHER_ID}") == []

@@ -151,7 +151,9 @@ def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> s
         texts = [_constant_part(index, arg, stack) for arg in node.args]
         return None if None in texts else node.func.value.value.format(*texts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = (_constant_part(index, n, stack) or _built_key(index, n, stack, depth) for n in (node.left, node.right))
+        left, right = (
+            _constant_part(index, n, stack) or _built_key(index, n, stack, depth) for n in (node.left, node.right)
+        )
         return left + right if left is not None and right is not None else None
     if isinstance(node, ast.Name) and depth == 0:
         for func in reversed(stack):
@@ -245,7 +247,7 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
         return found
     module_instances = {}
     for statement in index.tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        if _assigns_one_name(statement):
             name = statement.targets[0].id
             module_instances[name] = None if name in module_instances else _class_built(statement.value, classes)
     roots = _plain_task_roots(index)
@@ -274,6 +276,14 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
                 if reached not in runtime:
                     found.setdefault(reached, set()).update(callers)
     return found
+
+
+def _assigns_one_name(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    )
 
 
 def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDef | None:
@@ -717,7 +727,7 @@ def _imported_method_calls(index: ModuleIndex, stars: bool):
     in the task's function or at module level (``STORE = CursorStore("events")``)."""
     instances: dict[str, ast.AST | None] = {}
     for statement in index.tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
+        if _assigns_one_name(statement):
             name = statement.targets[0].id
             instances[name] = None if name in instances else statement.value
     for site in index.calls_in_runtime():

@@ -509,13 +509,20 @@ def _review_glue(tmp_path, pulled: str):
 
         with DAG("etl", start_date=datetime(2026, 1, 1)):
             start = start_etl()
-            wait = GlueJobSensor(task_id="wait", job_name=GLUE_JOB, run_id=f"{{{{{{{{ ti.xcom_pull(task_ids='{pulled}') }}}}}}}}")
+            wait = GlueJobSensor(
+                task_id="wait", job_name=GLUE_JOB, run_id=f"{{{{{{{{ ti.xcom_pull(task_ids='{pulled}') }}}}}}}}"
+            )
             start >> wait
     """
     config = 'GLUE_JOB = "nightly_etl"\nSUBMIT_ID = "start_etl"\nOTHER_ID = "audit"\n'
     paths = write(
         tmp_path,
-        {"dags/config.py": config, "dags/tasks/__init__.py": "", "dags/tasks/glue.py": _GLUE_FACTORY, "dags/etl.py": dag},
+        {
+            "dags/config.py": config,
+            "dags/tasks/__init__.py": "",
+            "dags/tasks/glue.py": _GLUE_FACTORY,
+            "dags/etl.py": dag,
+        },
     )
     return relative(tmp_path, review_files(paths, [RULES_BY_CODE["RJ005"]]))
 

@@ -796,7 +796,13 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                                 f"{index.abspath}:{site.node.lineno}:<template>",
                                 origin="jinja",
                                 noqa=_noqa_at(index, line),
-                                template=f"{{{{ var.{accessor}.{key} }}}}",
+                                template=_template_shown(accessor, key, match.group(1) is not None),
                             )
                         )
     return found
+
+
+def _template_shown(accessor: str, key: str, through_get: bool) -> str:
+    """A template read as written: ``{{ var.value.key }}``, or ``{{ var.value.get('key') }}``
+    for a read with a default (the default itself is left out)."""
+    return f"{{{{ var.{accessor}.get('{key}') }}}}" if through_get else f"{{{{ var.{accessor}.{key} }}}}"

@@ -5,7 +5,9 @@ state key to an inner helper, ... Our own cases, each with a near miss that must
 
 from __future__ import annotations
 
-from resumable_jobs.review import RULES_BY_CODE, review_files
+import textwrap
+
+from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
 
 from .sources import found, relative, write
 
@@ -533,3 +535,30 @@ def test_a_factory_task_id_imported_from_config_joins_the_sensor_pulling_it(tmp_
 
 def test_near_miss_the_sensor_pulls_another_task(tmp_path):
     assert _review_glue(tmp_path, "{OTHER_ID}") == []
+
+
+# -- messages: a template read through var.value.get() is shown as written ---------------------
+
+
+def test_a_template_read_with_a_default_is_named_as_written_in_the_message():
+    source = """
+        from datetime import datetime
+
+        from airflow import DAG
+        from airflow.models import Variable
+        from airflow.operators.bash import BashOperator
+        from airflow.operators.python import PythonOperator
+
+
+        def bump(data_interval_end, **context):
+            Variable.set("orders_last_loaded_at", data_interval_end.isoformat())
+
+
+        with DAG("orders", start_date=datetime(2026, 1, 1)):
+            load = BashOperator(task_id="load", bash_command="load.sh {{ var.value.get('orders_last_loaded_at', '1970') }}")
+            load >> PythonOperator(task_id="bump", python_callable=bump)
+    """
+    findings = review_source(textwrap.dedent(source), "dag.py", [RULES_BY_CODE["RJ004"]])
+    messages = {f.line: f.message for f in findings}
+    assert sorted(messages) == [11, 15]
+    assert messages[15].startswith("{{ var.value.get('orders_last_loaded_at') }} reads a watermark")

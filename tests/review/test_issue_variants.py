@@ -555,10 +555,12 @@ def test_a_template_read_with_a_default_is_named_as_written_in_the_message():
 
 
         with DAG("orders", start_date=datetime(2026, 1, 1)):
-            load = BashOperator(task_id="load", bash_command="load.sh {{ var.value.get('orders_last_loaded_at', '1970') }}")
+            load = BashOperator(
+                task_id="load", bash_command="load.sh {{ var.value.get('orders_last_loaded_at', '1970') }}"
+            )
             load >> PythonOperator(task_id="bump", python_callable=bump)
     """
     findings = review_source(textwrap.dedent(source), "dag.py", [RULES_BY_CODE["RJ004"]])
     messages = {f.line: f.message for f in findings}
-    assert sorted(messages) == [11, 15]
-    assert messages[15].startswith("{{ var.value.get('orders_last_loaded_at') }} reads a watermark")
+    assert sorted(messages) == [11, 16]
+    assert messages[16].startswith("{{ var.value.get('orders_last_loaded_at') }} reads a watermark")

@@ -564,3 +564,35 @@ def test_a_template_read_with_a_default_is_named_as_written_in_the_message():
     messages = {f.line: f.message for f in findings}
     assert sorted(messages) == [11, 16]
     assert messages[16].startswith("{{ var.value.get('orders_last_loaded_at') }} reads a watermark")
+
+
+# -- RJ003: a filtered listing returned by a helper the operator calls --------------------------
+
+_LISTING_HELPER = """
+    from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
+    from kubernetes import client
+
+
+    def _existing(namespace, run_id):
+        api = client.BatchV1Api()
+        return api.list_namespaced_job(namespace, label_selector=f"airflow-run={run_id}").items
+
+
+    class IdempotentPodOperator(KubernetesPodOperator):
+        def execute(self, context):
+            jobs = _existing(self.namespace, context["run_id"])
+            if jobs:
+                self.log.info("found %s", jobs[0].metadata.name)
+                return None
+            NOT_FOUND
+"""
+
+
+def test_a_helper_returning_a_filtered_listing_before_the_parent_execute():
+    source = _LISTING_HELPER.replace("NOT_FOUND", "return KubernetesPodOperator.execute(self, context)")
+    assert found(source, "RJ003") == [(14, "RJ003")]
+
+
+def test_near_miss_the_helper_listing_only_reports_what_it_found():
+    source = _LISTING_HELPER.replace("NOT_FOUND", 'self.log.info("nothing running")')
+    assert found(source, "RJ003") == []

@@ -59,6 +59,8 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
     }
     job_gets.update(_other_lookups(index))
     if job_gets:
+        job_gets.update(_helpers_returning(index, job_gets))
+    if job_gets:
         names_by_function: dict[FunctionNode, dict[str, str]] = {}
         for if_node, stack in index.ifs:
             if not stack or not index.in_runtime(stack):
@@ -106,6 +108,39 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
                 found[call] = f"XCom {key or 'return_value'}"
         elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
             found[call] = f"{name}()"
+    return found
+
+
+def _helpers_returning(index: ModuleIndex, job_gets: dict[ast.Call, str]) -> dict[ast.Call, str]:
+    """Calls, in task code, of a helper of this file that returns a filtered listing
+    (``return api.list_namespaced_job(ns, label_selector=...).items``, or a name bound to one):
+    the call is that lookup. Plain functions by name, methods through ``self``. Variable and XCom
+    lookups are not followed into helpers: their calls are RJ001's and RJ002's to report."""
+    listings = {call: key for call, key in job_gets.items() if key.endswith("()")}
+    returning: dict[FunctionNode, str] = {}
+    for func in {site.stack[-1] for site in index.calls_in_runtime() if site.node in listings}:
+        names = _names_bound_to(func, listings)
+        for node in subnodes(func):
+            if isinstance(node, ast.Return) and node.value is not None:
+                key = _refers(node.value, listings, names)
+                if key is not None:
+                    returning[func] = key
+                    break
+    found: dict[ast.Call, str] = {}
+    if not returning:
+        return found
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if isinstance(target, ast.Name):
+            callees = [f for f in index.functions_by_name.get(target.id, ()) if f not in index.owner_class]
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            cls = index.owner_class.get(site.stack[-1])
+            callees = index.methods_named(cls, target.attr) if cls is not None else []
+        else:
+            continue
+        keys = {returning[f] for f in callees if f in returning}
+        if len(keys) == 1 and site.node not in job_gets:
+            found[site.node] = keys.pop()
     return found
 
 

@@ -596,3 +596,37 @@ def test_a_helper_returning_a_filtered_listing_before_the_parent_execute():
 def test_near_miss_the_helper_listing_only_reports_what_it_found():
     source = _LISTING_HELPER.replace("NOT_FOUND", 'self.log.info("nothing running")')
     assert found(source, "RJ003") == []
+
+
+# -- RJ005: a SageMaker request built by a helper of the file ----------------------------------
+
+_REQUEST_BUILDER = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
+    from airflow.providers.amazon.aws.sensors.sagemaker import SageMakerTrainingSensor
+
+    CHURN = "churn-{{ ds_nodash }}"
+    UPSELL = "upsell-{{ ds_nodash }}"
+
+
+    def training_config(name, role="arn:aws:iam::1:role/sm"):
+        return {"TrainingJobName": name, "RoleArn": role}
+
+
+    with DAG("models", start_date=datetime(2026, 1, 1)):
+        train = SageMakerTrainingOperator(
+            task_id="train", config=training_config(CHURN), wait_for_completion=False
+        )
+        wait = SageMakerTrainingSensor(task_id="wait", job_name=WAITED)
+        train >> wait
+"""
+
+
+def test_a_sagemaker_job_named_through_a_request_builder_joins_its_sensor():
+    assert found(_REQUEST_BUILDER.replace("WAITED", "CHURN"), "RJ005") == [(17, "RJ005")]
+
+
+def test_near_miss_the_sensor_waits_for_another_job_than_the_builder_names():
+    assert found(_REQUEST_BUILDER.replace("WAITED", "UPSELL"), "RJ005") == []

@@ -43,8 +43,8 @@ __all__ = [
 class FunctionFacts(
     namedtuple(
         "FunctionFacts",
-        "path name variable_accesses calls job_start returns_operator returns_settings",
-        defaults=((), (), None, None, ()),
+        "path name variable_accesses calls job_start returns_operator returns_settings returns_task_id_constant",
+        defaults=((), (), None, None, (), None),
     )
 ):
     """A module-level function of an indexed module, as far as the rules care.
@@ -56,16 +56,21 @@ class FunctionFacts(
       task id, the parameter the task id comes from and its position);
     - ``returns_settings``: the keywords of that construction, as ``(name, is_literal, value)``: the
       literal's value, or None for an expression (a wait flag, a sensor's ``step_id`` template
-      pulling XCom).
+      pulling XCom);
+    - ``returns_task_id_constant``: when that task id is a constant the module imports
+      (``task_id=SUBMIT_ID`` with ``from config import SUBMIT_ID``), its qualified name, for the
+      importer to look up (a summary is made without the modules it imports).
     """
 
     __slots__ = ()
 
 
-class ClassFacts(namedtuple("ClassFacts", "path name bases job_start", defaults=(None,))):
+class ClassFacts(namedtuple("ClassFacts", "path name bases job_start methods", defaults=(None, ()))):
     """A class of an indexed module: ``bases`` are qualified names resolved in the defining
     module; ``job_start`` is the job-start client method its ``execute()`` calls when it does
-    not wait for the job (RJ005)."""
+    not wait for the job (RJ005); ``methods``: for a class with Variable calls in its methods,
+    a :class:`FunctionFacts` per method (named ``Class.method``) with the Variable calls it and
+    the methods it calls on ``self`` make, for task code that calls it through an instance."""
 
     __slots__ = ()
 
@@ -529,19 +534,47 @@ def summarise_index(index) -> ModuleSummary:
             summary.functions[func.name] = FunctionFacts(
                 os.path.abspath(index.path),
                 func.name,
-                tuple(variable_records_of(index, reached)),
+                tuple(variable_records_of(index, reached, func)),
                 tuple(calls),
                 started_job(index, [func]),
                 built[:4] if (built := operator_factory(index, func)) is not None else None,
                 _construction_settings(built[4]) if built is not None and built[4] is not None else (),
+                _imported_task_id(index, built),
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
             bases = tuple(index.resolve(b) or "" for b in cls.bases)
             summary.classes[cls.name] = ClassFacts(
-                os.path.abspath(index.path), cls.name, bases, started_job(index, index.methods_named(cls, "execute"))
+                os.path.abspath(index.path),
+                cls.name,
+                bases,
+                started_job(index, index.methods_named(cls, "execute")),
+                _method_facts(index, cls) if "Variable" in index.source_text else (),
             )
     return summary
+
+
+def _imported_task_id(index, built) -> str | None:
+    """The qualified name of the imported constant a factory's operator takes its task id from."""
+    from resumable_jobs.review.index import dotted_name, keyword
+
+    if built is None or built[1] is not None or built[2] is not None or built[4] is None:
+        return None
+    kw = keyword(built[4], "task_id")
+    name = dotted_name(kw.value) if kw is not None else None
+    return index.resolve(kw.value) if name and name.split(".")[0] in index.aliases else None
+
+
+def _method_facts(index, cls: ast.ClassDef) -> tuple:
+    from resumable_jobs.review.variables import variable_records_of
+
+    found = []
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not method.name.startswith("__"):
+            records = variable_records_of(index, index.reached_from(method), method)
+            if records:
+                found.append(FunctionFacts(os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records)))
+    return tuple(found)
 
 
 def _construction_settings(built: ast.Call) -> tuple:

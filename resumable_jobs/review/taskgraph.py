@@ -245,7 +245,12 @@ class _ScopeReader:
         facts = imported[1] if imported is not None else None
         if facts is None or facts.returns_operator is None:
             return None
-        return (*facts.returns_operator, None, facts.returns_settings)
+        returned = facts.returns_operator
+        if returned[1] is None and facts.returns_task_id_constant:  # ``task_id=SUBMIT_ID``, imported there
+            task_id = index.project.constant(facts.path, facts.returns_task_id_constant)
+            if task_id is not None and "{}" not in task_id:
+                returned = (returned[0], task_id, *returned[2:])
+        return (*returned, None, facts.returns_settings)
 
     # -- edges ----------------------------------------------------------------------------
 
@@ -340,6 +345,10 @@ def operator_factory(index: ModuleIndex, func: FunctionNode) -> Factory | None:
                 if value.id in positional or value.id in [a.arg for a in func.args.kwonlyargs]:
                     param = value.id
                     position = positional.index(value.id) if value.id in positional else None
+            if literal is None and param is None and isinstance(value, (ast.Name, ast.Attribute)):
+                # a string constant of the module or one it imports (``task_id=SUBMIT_ID``)
+                text = index.string_value(value, (func,))
+                literal = text if text is not None and "{}" not in text else None
             found = (name, literal, param, position, built)
     cache[func] = found
     return found

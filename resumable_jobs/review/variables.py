@@ -39,7 +39,7 @@ from resumable_jobs.review.index import (
 )
 from resumable_jobs.review.keys import classify, names_a_date, names_an_offset
 from resumable_jobs.review.noqa import noqa_codes
-from resumable_jobs.review.project import star_imported_function
+from resumable_jobs.review.project import FunctionFacts, star_imported_function
 
 __all__ = [
     "VARIABLE_CLASSES",
@@ -89,6 +89,106 @@ def argument(call: ast.Call, position: int, name: str) -> ast.AST | None:
     return kw.value if kw is not None else None
 
 
+def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode, ...] = ()) -> str | None:
+    """A Variable key's text: :meth:`ModuleIndex.string_value`, and, for a key it leaves with
+    ``{}`` holes, the key in full when every part inserted is a string constant of the file or of
+    another module (``f"{PREFIX}_partition"``, ``"{}_offset".format(TABLE)``, a local name bound
+    once to one of those). A part computed at run time (``ds``, a parameter) leaves the holes."""
+    key = index.string_value(node, stack)
+    if key is not None and "{}" not in key:
+        return key
+    if key is None and isinstance(node, ast.Attribute):
+        return _class_constant(index, node, stack)
+    if key is None and not isinstance(node, ast.Name):
+        return None
+    full = _built_key(index, node, stack, 0)
+    return full if full is not None else key
+
+
+def _class_constant(index: ModuleIndex, node: ast.Attribute, stack) -> str | None:
+    """``self.KEY`` in a method, with ``KEY = "s3_checkpoint"`` in its class's body (assigned once
+    there, and never on an instance)."""
+    if not (isinstance(node.value, ast.Name) and node.value.id == "self" and stack):
+        return None
+    cls = index.owner_class.get(stack[-1])
+    if cls is None or any(attr == node.attr for attr, _, _ in index.self_attribute_sets):
+        return None
+    values = [
+        statement.value
+        for statement in cls.body
+        if isinstance(statement, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == node.attr for t in statement.targets)
+    ]
+    if len(values) == 1 and isinstance(values[0], ast.Constant) and isinstance(values[0].value, str):
+        return values[0].value
+    return None
+
+
+def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> str | None:
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue) and value.conversion == -1 and value.format_spec is None:
+                text = _constant_part(index, value.value, stack)
+                if text is None:
+                    return None
+                parts.append(text)
+            else:
+                return None
+        return "".join(parts)
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+        and not node.keywords
+        and node.func.value.value.count("{}") == len(node.args)
+        and node.func.value.value.count("{") == len(node.args)
+    ):
+        texts = [_constant_part(index, arg, stack) for arg in node.args]
+        return None if None in texts else node.func.value.value.format(*texts)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = (
+            _constant_part(index, n, stack) or _built_key(index, n, stack, depth) for n in (node.left, node.right)
+        )
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.Name) and depth == 0:
+        for func in reversed(stack):
+            if node.id in _parameters(func):
+                return None
+            values = index.assigned_values(func, node.id)
+            if values:
+                return _built_key(index, values[0], stack, 1) if len(values) == 1 else None
+        values = [
+            statement.value
+            for statement in index.tree.body
+            if isinstance(statement, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets)
+        ]
+        return _built_key(index, values[0], (), 1) if len(values) == 1 else None
+    return None
+
+
+def _parameters(func: FunctionNode) -> set[str]:
+    if isinstance(func, ast.Lambda) or not hasattr(func, "args"):
+        return set()
+    args = func.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return set(names)
+
+
+def _constant_part(index: ModuleIndex, node: ast.AST, stack) -> str | None:
+    """A string constant inserted in a key: a literal, or a constant of the file or another module."""
+    if not isinstance(node, (ast.Constant, ast.Name, ast.Attribute)):
+        return None
+    text = index.string_value(node, stack)
+    return text if text is not None and "{}" not in text else None
+
+
 def is_variable_call(index: ModuleIndex, call: ast.Call) -> str | None:
     """``"get"`` or ``"set"`` when ``call`` is a Variable read or write, else ``None``."""
     func = call.func
@@ -107,18 +207,90 @@ def runtime_variable_accesses(index: ModuleIndex) -> list[VariableAccess]:
     if "Variable" not in index.source_text:  # every way to reach the class names it
         index._variable_accesses = accesses  # type: ignore[attr-defined]
         return accesses
-    for site in index.calls_in_runtime():
+    sites = index.calls_in_runtime()
+    extra = _helper_methods(index)
+    if extra:
+        sites = sites + [site for method in extra for site in index.calls_by_function.get(method, ())]
+    for site in sites:
         op = is_variable_call(index, site.node)
         if op is None:
             continue
         call = site.node
         key_node = argument(call, 0, "key")
         value = argument(call, 1, "value")
-        key = index.string_value(key_node, site.stack)
+        key = key_text(index, key_node, site.stack)
         shown = index.display_key(key_node, site.stack)
         accesses.append(VariableAccess(site, op, key, classify(key), value if op == "set" else None, shown))
     index._variable_accesses = accesses  # type: ignore[attr-defined]
     return accesses
+
+
+def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
+    """Methods of a helper class of this file that task code calls through an instance
+    (``store = CursorStore(); store.save(...)``, a module-level ``STORE = CursorStore()``,
+    ``CursorStore().load()``), with the methods they call on ``self``: method -> the task
+    functions whose code calls it. Operator classes are left out (their ``execute()`` already
+    runs in a task); a name bound more than once is not followed. Once per file."""
+    cached = index.__dict__.get("_helper_methods")
+    if cached is not None:
+        return cached
+    found: dict[FunctionNode, set[FunctionNode]] = {}
+    index.__dict__["_helper_methods"] = found
+    runtime = index.runtime_functions
+    classes = {
+        statement.name: statement
+        for statement in index.tree.body
+        if isinstance(statement, ast.ClassDef)
+        and not any(f in runtime for f in statement.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    }
+    if not classes:
+        return found
+    module_instances = {}
+    for statement in index.tree.body:
+        if _assigns_one_name(statement):
+            name = statement.targets[0].id
+            module_instances[name] = None if name in module_instances else _class_built(statement.value, classes)
+    roots = _plain_task_roots(index)
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+            continue
+        cls = _class_built(target.value, classes)
+        if cls is None and isinstance(target.value, ast.Name):
+            name = target.value.id
+            cls = classes.get(name)
+            if cls is None:
+                bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
+                if bound is not None:
+                    values = index.assigned_values(bound, name)
+                    cls = _class_built(values[0], classes) if len(values) == 1 else None
+                elif not any(name in _parameters(f) for f in site.stack):
+                    cls = module_instances.get(name)
+        if cls is None:
+            continue
+        callers = set()
+        for func in site.stack:
+            callers |= roots.get(func, set())
+        for method in index.methods_named(cls, target.attr):
+            for reached in index.reached_from(method):
+                if reached not in runtime:
+                    found.setdefault(reached, set()).update(callers)
+    return found
+
+
+def _assigns_one_name(statement: ast.stmt) -> bool:
+    return (
+        isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+    )
+
+
+def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDef | None:
+    """The helper class ``node`` builds an instance of (``CursorStore(...)``), if any."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        return classes.get(node.func.id)
+    return None
 
 
 def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
@@ -216,7 +388,7 @@ def function_id(index: ModuleIndex, func: FunctionNode) -> str:
 
 def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNode, **extra) -> VariableRecord:
     key_node = argument(call, 0, "key")
-    key = index.string_value(key_node, stack)
+    key = key_text(index, key_node, stack)
     line, column = index.position(call)
     if key is None and isinstance(key_node, ast.Name):
         extra.setdefault("key_from_caller", True)
@@ -254,15 +426,34 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
     )
 
 
-def variable_records_of(index: ModuleIndex, functions) -> list[VariableRecord]:
-    """Records for the Variable calls made directly in ``functions`` (helpers of a module)."""
+def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | None = None) -> list[VariableRecord]:
+    """Records for the Variable calls made directly in ``functions`` (helpers of a module).
+
+    With ``entry`` (the helper another module calls; ``functions`` are those it reaches), a key
+    an inner helper takes as a parameter is read from the calls ``functions`` make to it
+    (``load_checkpoint()`` calling ``_raw("orders_checkpoint")``); the entry's own parameter
+    keys stay for the caller to provide."""
     records = []
     for func in functions:
         for site in index.calls_by_function.get(func, ()):
             op = is_variable_call(index, site.node)
             if op is not None:
                 records.append(_record(index, site.node, op, site.stack, func))
-    return records
+    if entry is None or not any(r.key_from_caller for r in records):
+        return records
+    calls: dict[str, list[ast.Call]] = {}
+    for func in functions:
+        for site in index.calls_by_function.get(func, ()):
+            if isinstance(site.node.func, ast.Name):
+                calls.setdefault(site.node.func.id, []).append(site.node)
+    top = function_id(index, entry)
+    result = []
+    for record in records:
+        if record.key_from_caller and record.function != top:
+            result.extend(keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ())) or [record])
+        else:
+            result.append(record)
+    return result
 
 
 def runtime_variable_records(index: ModuleIndex) -> list[VariableRecord]:
@@ -353,7 +544,7 @@ def _parse_time_reads(index: ModuleIndex) -> list[VariableRecord]:
         if is_variable_call(index, site.node) != "get":
             continue
         key_node = argument(site.node, 0, "key")
-        key = index.string_value(key_node, site.stack)
+        key = key_text(index, key_node, site.stack)
         line, column = index.position(site.node)
         where = function_id(index, site.stack[-1]) if site.stack else f"{index.abspath}:0:<module>"
         shown = index.display_key(key_node, site.stack)
@@ -426,14 +617,17 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
-    for site, qualified in _imported_runtime_calls(index, stars):
+    for site, qualified in [*_imported_runtime_calls(index, stars), *_imported_method_calls(index, stars)]:
         todo = [(index.path, qualified)]
         while todo:
             importer, qualified = todo.pop()
-            if (importer, qualified) in seen or len(seen) > 200:
-                continue
-            seen.add((importer, qualified))
-            facts = project.function(importer, qualified)
+            if isinstance(qualified, FunctionFacts):  # a method of an imported class
+                facts = qualified
+            else:
+                if (importer, qualified) in seen or len(seen) > 200:
+                    continue
+                seen.add((importer, qualified))
+                facts = project.function(importer, qualified)
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
@@ -484,10 +678,23 @@ def _task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
     roots = index.__dict__.get("_task_roots")
     if roots is None:
         roots = {}
+        for func, callers in _plain_task_roots(index).items():
+            roots[func] = set(callers)
+        for method, callers in _helper_methods(index).items():
+            roots.setdefault(method, set()).update(callers)
+        index.__dict__["_task_roots"] = roots
+    return roots
+
+
+def _plain_task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]:
+    """:func:`_task_roots` without the helper classes' methods (which are worked out from it)."""
+    roots = index.__dict__.get("_plain_task_roots")
+    if roots is None:
+        roots = {}
         for root in index.runtime_functions:
             for func in index.reached_from(root):
                 roots.setdefault(func, set()).add(root)
-        index.__dict__["_task_roots"] = roots
+        index.__dict__["_plain_task_roots"] = roots
     return roots
 
 
@@ -513,6 +720,39 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
             target = _imported_name(index, kw.value, stars)
             if target is not None:
                 yield site, target
+
+
+def _imported_method_calls(index: ModuleIndex, stars: bool):
+    """(call, method facts) for methods of classes of other modules of the tree that task code
+    calls through an instance: ``CursorStore("events").read()``, or a name bound once to one,
+    in the task's function or at module level (``STORE = CursorStore("events")``)."""
+    instances: dict[str, ast.AST | None] = {}
+    for statement in index.tree.body:
+        if _assigns_one_name(statement):
+            name = statement.targets[0].id
+            instances[name] = None if name in instances else statement.value
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+            continue
+        built = target.value
+        if isinstance(built, ast.Name):
+            name = built.id
+            bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
+            if bound is not None:
+                values = index.assigned_values(bound, name)
+                built = values[0] if len(values) == 1 else None
+            elif any(name in _parameters(f) for f in site.stack):
+                built = None
+            else:
+                built = instances.get(name)
+        if not isinstance(built, ast.Call):
+            continue
+        qualified = _imported_name(index, built.func, stars)
+        facts = index.class_facts(qualified) if qualified else None
+        for method in facts.methods if facts is not None else ():
+            if method.name == f"{facts.name}.{target.attr}":
+                yield site, method
 
 
 def _imported_name(index: ModuleIndex, node: ast.AST, stars: bool) -> str | None:
@@ -557,7 +797,13 @@ def _jinja_records(index: ModuleIndex) -> list[VariableRecord]:
                                 f"{index.abspath}:{site.node.lineno}:<template>",
                                 origin="jinja",
                                 noqa=_noqa_at(index, line),
-                                template=f"{{{{ var.{accessor}.{key} }}}}",
+                                template=_template_shown(accessor, key, match.group(1) is not None),
                             )
                         )
     return found
+
+
+def _template_shown(accessor: str, key: str, through_get: bool) -> str:
+    """A template read as written: ``{{ var.value.key }}``, or ``{{ var.value.get('key') }}``
+    for a read with a default (the default itself is left out)."""
+    return f"{{{{ var.{accessor}.get('{key}') }}}}" if through_get else f"{{{{ var.{accessor}.{key} }}}}"

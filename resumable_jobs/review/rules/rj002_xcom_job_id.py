@@ -30,7 +30,7 @@ from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument
 
-__all__ = ["RULE"]
+__all__ = ["RULE", "own_task_id", "task_scope"]
 
 _STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
 
@@ -47,7 +47,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             continue
         if not site.stack:
             continue
-        scope = _task_scope(index, site.stack)
+        scope = task_scope(index, site.stack)
         if name == "xcom_push" and index.in_runtime(site.stack):
             key_node = argument(site.node, 0, "key")
             key = index.string_value(key_node, site.stack)
@@ -160,7 +160,7 @@ def _holds_job_id(value: ast.AST | None) -> bool:
     return False
 
 
-def _task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
+def task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
     """The unit a retry repeats: the operator class for methods, else the outer task function."""
     for func in stack:
         if func in index.owner_class:
@@ -177,11 +177,11 @@ def _reads_own_task(index: ModuleIndex, site: CallSite, scope: object) -> bool:
         return True
     if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":
         return True
-    own_id = _own_task_id(index, scope)
+    own_id = own_task_id(index, scope)
     return own_id is not None and index.string_value(task_ids, site.stack) == own_id
 
 
-def _own_task_id(index: ModuleIndex, scope: object) -> str | None:
+def own_task_id(index: ModuleIndex, scope: object) -> str | None:
     """The task id a function runs under: its ``@task(task_id=...)``, the ``task_id`` of the one
     operator that takes it as ``python_callable=``, else its name (a ``@task`` function's id)."""
     if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -25,7 +25,8 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, words
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call, runtime_variable_accesses
@@ -57,6 +58,8 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
         a.node: a.key for a in runtime_variable_accesses(index) if a.op == "get" and a.kind is KeyKind.JOB_ID and a.key
     }
     job_gets.update(_other_lookups(index))
+    if job_gets:
+        job_gets.update(_helpers_returning(index, job_gets))
     if job_gets:
         names_by_function: dict[FunctionNode, dict[str, str]] = {}
         for if_node, stack in index.ifs:
@@ -99,12 +102,45 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     for site in index.calls_in_runtime():
         call = site.node
         name = call_name(call) or ""
-        if name == "xcom_pull" and _pulls_own_xcom(call):
+        if name == "xcom_pull" and _pulls_own_xcom(index, site):
             key = index.string_value(argument(call, 2, "key"), site.stack)
             if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
                 found[call] = f"XCom {key or 'return_value'}"
         elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
             found[call] = f"{name}()"
+    return found
+
+
+def _helpers_returning(index: ModuleIndex, job_gets: dict[ast.Call, str]) -> dict[ast.Call, str]:
+    """Calls, in task code, of a helper of this file that returns a filtered listing
+    (``return api.list_namespaced_job(ns, label_selector=...).items``, or a name bound to one):
+    the call is that lookup. Plain functions by name, methods through ``self``. Variable and XCom
+    lookups are not followed into helpers: their calls are RJ001's and RJ002's to report."""
+    listings = {call: key for call, key in job_gets.items() if key.endswith("()")}
+    returning: dict[FunctionNode, str] = {}
+    for func in {site.stack[-1] for site in index.calls_in_runtime() if site.node in listings}:
+        names = _names_bound_to(func, listings)
+        for node in subnodes(func):
+            if isinstance(node, ast.Return) and node.value is not None:
+                key = _refers(node.value, listings, names)
+                if key is not None:
+                    returning[func] = key
+                    break
+    found: dict[ast.Call, str] = {}
+    if not returning:
+        return found
+    for site in index.calls_in_runtime():
+        target = site.node.func
+        if isinstance(target, ast.Name):
+            callees = [f for f in index.functions_by_name.get(target.id, ()) if f not in index.owner_class]
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            cls = index.owner_class.get(site.stack[-1])
+            callees = index.methods_named(cls, target.attr) if cls is not None else []
+        else:
+            continue
+        keys = {returning[f] for f in callees if f in returning}
+        if len(keys) == 1 and site.node not in job_gets:
+            found[site.node] = keys.pop()
     return found
 
 
@@ -121,16 +157,29 @@ def _pushes(index: ModuleIndex, func: FunctionNode, key: str | None) -> bool:
     )
 
 
-def _pulls_own_xcom(call: ast.Call) -> bool:
+def _pulls_own_xcom(index: ModuleIndex, site: CallSite) -> bool:
+    """No ``task_ids`` (with a key), ``task_ids=self.task_id``, or the task's own id written out
+    (``task_ids="run_job"`` in the ``@task`` ``run_job``, or in the ``python_callable`` of the one
+    operator whose ``task_id`` it is)."""
+    from resumable_jobs.review.rules.rj002_xcom_job_id import own_task_id, task_scope
+
+    call = site.node
     task_ids = argument(call, 0, "task_ids")
     if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
         return argument(call, 2, "key") is not None  # a bare xcom_pull() is a read of upstream data
-    return isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id"
+    if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":
+        return True
+    if not (isinstance(task_ids, ast.Constant) and isinstance(task_ids.value, str)):
+        return False
+    scope = task_scope(index, site.stack)
+    return scope in index.runtime_functions and own_task_id(index, scope) == task_ids.value
 
 
 def _names_bound_to(func: FunctionNode, job_gets: dict[ast.Call, str]) -> dict[str, str]:
-    """Local names assigned from a job-id ``Variable.get`` (``job_id = Variable.get(...)``)."""
+    """Local names assigned from a lookup (``job_id = Variable.get(...)``), and names picked out
+    of such a name (``running = [j for j in jobs["jobSummaryList"] if ...]``, ``pods = found.items``)."""
     names: dict[str, str] = {}
+    assignments = []
     for node in subnodes(func):
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
@@ -141,7 +190,30 @@ def _names_bound_to(func: FunctionNode, job_gets: dict[ast.Call, str]) -> dict[s
         key = next((job_gets[c] for c in subnodes(value) if c in job_gets), None)
         if key is not None:
             names.update({t.id: key for t in targets if isinstance(t, ast.Name)})
+        else:
+            assignments.append((targets, value))
+    for _ in range(3):  # a name picked out of a name picked out of the lookup, at most
+        added = False
+        for targets, value in assignments:
+            root = _picked_from(value)
+            if root is not None and root in names:
+                for target in targets:
+                    if isinstance(target, ast.Name) and target.id not in names:
+                        names[target.id] = names[root]
+                        added = True
+        if not added:
+            break
     return names
+
+
+def _picked_from(value: ast.AST) -> str | None:
+    """The name ``value`` picks items out of: a subscript or attribute of it, or a comprehension
+    over it (a filter of the listing); anything computed from it by a call is not followed."""
+    if isinstance(value, (ast.ListComp, ast.SetComp, ast.GeneratorExp)) and value.generators:
+        value = value.generators[0].iter
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        value = value.value
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _refers(node: ast.AST, job_gets: dict[ast.Call, str], names: dict[str, str]) -> str | None:
@@ -226,7 +298,7 @@ def _submits(index: ModuleIndex, statements: list[ast.stmt], key: str, stack) ->
                     return True
                 continue
             name = call_name(node)
-            if name and _names_a_submit(name):
+            if name and (_names_a_submit(name) or name in JOB_START_METHODS):
                 return True
             if name == "execute" and _is_parent_execute(node):
                 return True

@@ -7,7 +7,8 @@ wait, which then frees the worker while the Triggerer polls.
 
 How: any call that passes ``deferrable=True`` and ``wait_for_termination=False`` or
 ``wait_for_completion=False`` as literals; a task whose flags are set after construction
-(``run.deferrable = True``); and a task that switches waiting off in a file whose
+(``run.deferrable = True``, or ``run.wait_for_completion = False`` on a task that defers by
+keyword, ``default_args`` or class); and a task that switches waiting off in a file whose
 ``default_args`` turn ``deferrable`` on, or whose class always defers (astronomer-providers'
 ``*Async`` operators). The finding is on the wait setting, the one to change.
 
@@ -22,6 +23,7 @@ from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import ModuleIndex, keyword
+from resumable_jobs.review.project import plugin_class_name
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 
@@ -35,11 +37,18 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
-    if "deferrable" not in index.source_text and "Async" not in index.source_text:
-        return
+    text = index.source_text
+    if "deferrable" not in text and "Async" not in text:
+        # an in-house subclass of an ``*Async`` operator, defined in another module
+        if not (("wait_for_termination" in text or "wait_for_completion" in text) and index.imports_local_code):
+            return
     defers_by_default = _default_args_defer(index)
+    reset = _reset_after_construction(index)
     for site in index.calls:
         call = site.node
+        waits = [(name, wait) for name in WAIT_KEYWORDS if _literal(wait := keyword(call, name), False)]
+        if not waits:
+            continue
         deferrable = keyword(call, "deferrable")
         if not (
             _literal(deferrable, True)
@@ -47,20 +56,43 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             or _deferrable_by_construction(index, call)
         ):
             continue
-        for name in WAIT_KEYWORDS:
-            wait = keyword(call, name)
-            if _literal(wait, False):
+        for name, wait in waits:
+            if (id(call), name) not in reset:
                 yield _finding(index, wait, name)
-    if any(isinstance(value, ast.Constant) for _, attr, value, _, _ in index.attribute_sets if attr == "deferrable"):
-        yield from _after_construction(index)
+    if any(
+        isinstance(value, ast.Constant) and (attr == "deferrable" or (attr in WAIT_KEYWORDS and value.value is False))
+        for _, attr, value, _, _ in index.attribute_sets
+    ):
+        yield from _after_construction(index, defers_by_default)
 
 
-def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
+def _reset_after_construction(index: ModuleIndex) -> set[tuple[int, str]]:
+    """(call id, wait keyword) of tasks whose wait keyword a later ``task.attr = ...`` replaces
+    (``start.wait_for_completion = True``): the attribute decides, not the keyword."""
+    if not any(attr in WAIT_KEYWORDS for _, attr, _, _, _ in index.attribute_sets):
+        return set()
+    return {
+        (id(call), name)
+        for graph in task_graphs(index, min_tasks=1)
+        for node in graph.nodes
+        for name in WAIT_KEYWORDS
+        if name in node.overrides
+        for call in node.calls
+    }
+
+
+def _after_construction(index: ModuleIndex, defers_by_default: bool) -> Iterator[Finding]:
+    """Flags set on the task after it is built (``run.wait_for_completion = False``): the
+    task defers by a keyword or attribute, by the file's ``default_args``, or by its class."""
     for graph in task_graphs(index, min_tasks=1):
         for node in graph.nodes:
             if not node.overrides:
                 continue
             deferrable = node.setting("deferrable")
+            if deferrable is None and (
+                (defers_by_default and _is_task(node.call)) or _deferrable_by_construction(index, node.call)
+            ):
+                deferrable = ast.Constant(value=True)
             if not (isinstance(deferrable, ast.Constant) and deferrable.value is True):
                 continue
             for name in WAIT_KEYWORDS:
@@ -74,8 +106,19 @@ def _after_construction(index: ModuleIndex) -> Iterator[Finding]:
 
 
 def _deferrable_by_construction(index: ModuleIndex, call: ast.Call) -> bool:
-    """astronomer-providers' ``*Async`` operators always defer."""
+    """astronomer-providers' ``*Async`` operators always defer, and so do in-house subclasses of
+    them (in this file, or a class of another module of the tree)."""
     name = index.resolve(call.func) or ""
+    if _is_async_operator(name):
+        return True
+    if name not in index.classes_by_name and not index.imports_local_code and plugin_class_name(name) is None:
+        return False
+    from resumable_jobs.review.rules.rj005_submit_then_sensor import _along_bases
+
+    return _along_bases(index, name, lambda cls: True if _is_async_operator(cls or "") else None) is not None
+
+
+def _is_async_operator(name: str) -> bool:
     return name.startswith("astronomer.providers.") and name.endswith("Async")
 
 

@@ -8,10 +8,11 @@ honoured), parsed with :func:`ast.parse`, indexed once, and handed to every sele
 may ask the project index (:mod:`.project`) about names imported from other modules; it also
 reports facts (its Variable uses, its reconnect ifs) that the rules decided over the whole
 tree (RJ001, RJ004) read once every file is done. Large trees are spread over processes; the
-project index and the facts are small plain data, so that costs little. A file that
-cannot be read, decoded or parsed becomes a :class:`FileError`, never an exception. A finding
-is dropped when its line carries ``# noqa`` or ``# noqa: <codes>`` naming its code (the same
-syntax ruff and flake8 use, so add ``RJ`` to ruff's ``lint.external`` to keep ruff quiet).
+project index and the facts are small plain data, so that costs little. A file that cannot be
+read, decoded or parsed, or that a rule fails on, becomes a :class:`FileError`, never an
+exception. A finding is dropped when its line carries ``# noqa`` or ``# noqa: <codes>`` naming
+its code (the same syntax ruff and flake8 use, so add ``RJ`` to ruff's ``lint.external`` to keep
+ruff quiet).
 
 What it does not do: import or execute the reviewed files.
 """
@@ -72,6 +73,11 @@ def _analyse_file(path: str, rules: Sequence[Rule], project: ProjectView) -> Ana
         return FileError(path, f"cannot parse: {exc.msg}{where}")
     except (ValueError, RecursionError) as exc:  # null bytes, absurdly deep nesting
         return FileError(path, f"cannot parse: {exc}")
+    except Exception as exc:  # a bug of the reviewer's on code it did not expect
+        # One file must not end the review of a whole tree, and must not pass silently either:
+        # it is reported as not reviewed (exit code 1), with what to send in a bug report.
+        reason = f"{type(exc).__name__}: {exc}"
+        return FileError(path, f"not reviewed: the reviewer failed on it ({reason}); please report it")
 
 
 def _parse(source: str, path: str) -> ast.Module:

@@ -96,6 +96,32 @@ def test_unparsable_and_undecodable_files_are_reported_not_raised(tmp_path, caps
     ]
 
 
+def test_a_rule_failing_on_one_file_reports_that_file_and_reviews_the_others(tmp_path, capsys, monkeypatch):
+    from resumable_jobs.review import engine
+
+    real = engine.ModuleIndex
+
+    def index_failing_on_odd(tree, source, path, project=None):
+        if path.endswith("odd.py"):
+            raise AttributeError("'NoneType' object has no attribute 'id'")
+        return real(tree, source, path, project)
+
+    monkeypatch.setattr(engine, "ModuleIndex", index_failing_on_odd)
+    (tmp_path / "odd.py").write_text("x = 1\n")
+    with open(POSITIVE) as handle:
+        (tmp_path / "dag.py").write_text(handle.read())
+    assert invoke(str(tmp_path), "--format", "json") == 1
+    document = json.loads(capsys.readouterr().out)
+    assert {os.path.basename(f["path"]) for f in document["findings"]} == {"dag.py"}
+    assert [(os.path.basename(e["path"]), e["message"]) for e in document["errors"]] == [
+        (
+            "odd.py",
+            "not reviewed: the reviewer failed on it (AttributeError: 'NoneType' object has no attribute 'id');"
+            " please report it",
+        )
+    ]
+
+
 def test_folders_recurse_and_skip_hidden_and_cache_dirs(tmp_path):
     for folder in ("dags/sub", "dags/.hidden", "dags/__pycache__"):
         (tmp_path / folder).mkdir(parents=True)

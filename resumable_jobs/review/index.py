@@ -22,7 +22,16 @@ import os
 
 from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView, plugin_class_name
 
-__all__ = ["NODE_FIELDS", "CallSite", "ModuleIndex", "call_name", "dotted_name", "keyword", "subnodes"]
+__all__ = [
+    "NODE_FIELDS",
+    "CallSite",
+    "ModuleIndex",
+    "call_name",
+    "dotted_name",
+    "format_template",
+    "keyword",
+    "subnodes",
+]
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -155,6 +164,19 @@ def call_name(call: ast.Call) -> str | None:
         return func.attr
     if isinstance(func, ast.Name):
         return func.id
+    return None
+
+
+def format_template(node: ast.AST) -> str | None:
+    """The literal of a ``"...".format(...)`` call, its ``{}`` holes left in; else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+    ):
+        return node.func.value.value
     return None
 
 
@@ -563,15 +585,7 @@ class ModuleIndex:
             if left is None and right is None:
                 return None
             return (left if left is not None else "{}") + (right if right is not None else "{}")
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "format"
-            and isinstance(node.func.value, ast.Constant)
-            and isinstance(node.func.value.value, str)
-        ):
-            return node.func.value.value
-        return None
+        return format_template(node)
 
     def _imported_constant(self, node: ast.AST) -> str | None:
         """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""

@@ -34,6 +34,7 @@ from resumable_jobs.review.index import (
     ModuleIndex,
     call_name,
     dotted_name,
+    format_template,
     keyword,
     subnodes,
 )
@@ -138,18 +139,10 @@ def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> s
             else:
                 return None
         return "".join(parts)
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "format"
-        and isinstance(node.func.value, ast.Constant)
-        and isinstance(node.func.value.value, str)
-        and not node.keywords
-        and node.func.value.value.count("{}") == len(node.args)
-        and node.func.value.value.count("{") == len(node.args)
-    ):
+    template = format_template(node)
+    if template is not None and not node.keywords and template.count("{}") == template.count("{") == len(node.args):
         texts = [_constant_part(index, arg, stack) for arg in node.args]
-        return None if None in texts else node.func.value.value.format(*texts)
+        return None if None in texts else template.format(*texts)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = (
             _constant_part(index, n, stack) or _built_key(index, n, stack, depth) for n in (node.left, node.right)

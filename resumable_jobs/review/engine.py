@@ -73,7 +73,7 @@ def _analyse_file(path: str, rules: Sequence[Rule], project: ProjectView) -> Ana
         return FileError(path, f"cannot parse: {exc.msg}{where}")
     except (ValueError, RecursionError) as exc:  # null bytes, absurdly deep nesting
         return FileError(path, f"cannot parse: {exc}")
-    except Exception as exc:  # a bug of the reviewer's on code it did not expect
+    except Exception as exc:  # noqa: BLE001 - a bug of the reviewer's on code it did not expect
         # One file must not end the review of a whole tree, and must not pass silently either:
         # it is reported as not reviewed (exit code 1), with what to send in a bug report.
         reason = f"{type(exc).__name__}: {exc}"

@@ -273,9 +273,7 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
 
 def _assigns_one_name(statement: ast.stmt) -> bool:
     return (
-        isinstance(statement, ast.Assign)
-        and len(statement.targets) == 1
-        and isinstance(statement.targets[0], ast.Name)
+        isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
     )
 
 

@@ -116,8 +116,10 @@ def test_a_rule_failing_on_one_file_reports_that_file_and_reviews_the_others(tmp
     assert [(os.path.basename(e["path"]), e["message"]) for e in document["errors"]] == [
         (
             "odd.py",
-            "not reviewed: the reviewer failed on it (AttributeError: 'NoneType' object has no attribute 'id');"
-            " please report it",
+            (
+                "not reviewed: the reviewer failed on it (AttributeError: 'NoneType' object has no attribute 'id');"
+                " please report it"
+            ),
         )
     ]
 

@@ -343,8 +343,10 @@ def _built_request_job_name(index: ModuleIndex, call: ast.Call) -> ast.AST | Non
         if kw is not None:
             return kw.value
         position = params.index(named.id) if named.id in params else None
-        if position is not None and position < len(call.args) and not any(
-            isinstance(a, ast.Starred) for a in call.args[: position + 1]
+        if (
+            position is not None
+            and position < len(call.args)
+            and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
         ):
             return call.args[position]
         return None

@@ -38,10 +38,10 @@ def _literal(kw: ast.keyword | None, value: bool) -> bool:
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
     text = index.source_text
-    if "deferrable" not in text and "Async" not in text:
-        # an in-house subclass of an ``*Async`` operator, defined in another module
-        if not (("wait_for_termination" in text or "wait_for_completion" in text) and index.imports_local_code):
-            return
+    # with neither word, only an in-house subclass of an ``*Async`` operator of another module can defer
+    waits_off = "wait_for_termination" in text or "wait_for_completion" in text
+    if "deferrable" not in text and "Async" not in text and not (waits_off and index.imports_local_code):
+        return
     defers_by_default = _default_args_defer(index)
     reset = _reset_after_construction(index)
     for site in index.calls:

@@ -238,27 +238,13 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
     }
     if not classes:
         return found
-    module_instances = {}
-    for statement in index.tree.body:
-        if _assigns_one_name(statement):
-            name = statement.targets[0].id
-            module_instances[name] = None if name in module_instances else _class_built(statement.value, classes)
     roots = _plain_task_roots(index)
     for site in index.calls_in_runtime():
         target = site.node.func
         if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
             continue
-        cls = _class_built(target.value, classes)
-        if cls is None and isinstance(target.value, ast.Name):
-            name = target.value.id
-            cls = classes.get(name)
-            if cls is None:
-                bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
-                if bound is not None:
-                    values = index.assigned_values(bound, name)
-                    cls = _class_built(values[0], classes) if len(values) == 1 else None
-                elif not any(name in _parameters(f) for f in site.stack):
-                    cls = module_instances.get(name)
+        receiver = _receiver_value(index, site)
+        cls = classes.get(receiver.id) if isinstance(receiver, ast.Name) else _class_built(receiver, classes)
         if cls is None:
             continue
         callers = set()
@@ -271,10 +257,40 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
     return found
 
 
-def _assigns_one_name(statement: ast.stmt) -> bool:
-    return (
-        isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
-    )
+def _receiver_value(index: ModuleIndex, site: CallSite) -> ast.AST | None:
+    """What the receiver of a method call in task code stands for: the expression written there
+    (``CursorStore("events").read()``), or for a name the one value it is bound to, in the
+    functions around the call or at module level (``STORE = CursorStore("events")``); None for a
+    parameter or a name bound more than once; the name itself when it is bound nowhere (a class)."""
+    receiver = site.node.func.value  # type: ignore[attr-defined]
+    if not isinstance(receiver, ast.Name):
+        return receiver
+    name = receiver.id
+    for func in reversed(site.stack):
+        values = index.assigned_values(func, name)
+        if values:
+            return values[0] if len(values) == 1 else None
+    if any(name in _parameters(f) for f in site.stack):
+        return None
+    module = _module_values(index)
+    return module[name] if name in module else receiver
+
+
+def _module_values(index: ModuleIndex) -> dict[str, ast.AST | None]:
+    """Module-level ``NAME = value`` statements: name -> value, None when bound more than once."""
+    values = index.__dict__.get("_module_values")
+    if values is None:
+        values = {}
+        for statement in index.tree.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name)
+            ):
+                name = statement.targets[0].id
+                values[name] = None if name in values else statement.value
+        index.__dict__["_module_values"] = values
+    return values
 
 
 def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDef | None:
@@ -717,26 +733,11 @@ def _imported_method_calls(index: ModuleIndex, stars: bool):
     """(call, method facts) for methods of classes of other modules of the tree that task code
     calls through an instance: ``CursorStore("events").read()``, or a name bound once to one,
     in the task's function or at module level (``STORE = CursorStore("events")``)."""
-    instances: dict[str, ast.AST | None] = {}
-    for statement in index.tree.body:
-        if _assigns_one_name(statement):
-            name = statement.targets[0].id
-            instances[name] = None if name in instances else statement.value
     for site in index.calls_in_runtime():
         target = site.node.func
         if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
             continue
-        built = target.value
-        if isinstance(built, ast.Name):
-            name = built.id
-            bound = next((f for f in reversed(site.stack) if index.assigned_values(f, name)), None)
-            if bound is not None:
-                values = index.assigned_values(bound, name)
-                built = values[0] if len(values) == 1 else None
-            elif any(name in _parameters(f) for f in site.stack):
-                built = None
-            else:
-                built = instances.get(name)
+        built = _receiver_value(index, site)
         if not isinstance(built, ast.Call):
             continue
         qualified = _imported_name(index, built.func, stars)

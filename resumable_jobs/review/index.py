@@ -30,6 +30,7 @@ __all__ = [
     "dotted_name",
     "format_template",
     "keyword",
+    "parameter_names",
     "subnodes",
 ]
 
@@ -373,39 +374,30 @@ class ModuleIndex:
                     self.attribute_sets.append((target.value.id, target.attr, node.value, node, stack))
         if stack:
             for target in node.targets:
-                self._record_binding(stack[-1], target, node.value)
+                _bind(self.bindings.setdefault(stack[-1], {}), target, node.value)
         return True
 
     def _on_valued_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         """``x: T = value`` and ``(x := value)``."""
         if stack and node.value is not None:
-            self._record_binding(stack[-1], node.target, node.value)
+            _bind(self.bindings.setdefault(stack[-1], {}), node.target, node.value)
         return True
 
     def _on_unknown_binding(self, node, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         """``x += ...``, ``for x in ...``, comprehensions: bound to values not known statically."""
         if stack:
-            self._record_binding(stack[-1], node.target, None)
+            _bind(self.bindings.setdefault(stack[-1], {}), node.target, None)
         return True
 
     def _on_withitem(self, node: ast.withitem, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         if stack and node.optional_vars is not None:
-            self._record_binding(stack[-1], node.optional_vars, None)
+            _bind(self.bindings.setdefault(stack[-1], {}), node.optional_vars, None)
         return True
 
     def _on_binop(self, node: ast.BinOp, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         if node.op.__class__ in _SHIFTS:
             self.shifts.append((node, stack))
         return True
-
-    def _record_binding(self, func: FunctionNode, target: ast.AST, value: ast.AST | None) -> None:
-        table = self.bindings.setdefault(func, {})
-        if isinstance(target, ast.Name) and value is not None:
-            table.setdefault(target.id, []).append(value)
-            return
-        for name in subnodes(target):  # unpacking, loops, augmented: many values, none known
-            if isinstance(name, ast.Name):
-                table.setdefault(name.id, []).extend((target, target))
 
     def assigned_values(self, func: FunctionNode, name: str) -> list[ast.AST]:
         """Every value ``name`` is bound to directly in ``func`` (not in nested functions).
@@ -414,6 +406,53 @@ class ModuleIndex:
         once" (one entry) is the reliable test for a known value.
         """
         return self.bindings.get(func, {}).get(name, [])
+
+    def bound_value(self, name: str, stack: tuple[FunctionNode, ...] = ()) -> ast.AST | None:
+        """The one value ``name`` holds where code inside ``stack`` runs, or None.
+
+        The innermost function that takes ``name`` as a parameter (then the caller provides it:
+        unknown) or binds it decides; else the module's own statements, through ``with``, ``if``
+        and ``try`` blocks. A name bound several times, by a loop or by unpacking, or nowhere,
+        holds no one known value.
+        """
+        for func in reversed(stack):
+            if name in parameter_names(func):
+                return None
+            values = self.assigned_values(func, name)
+            if values:
+                return values[0] if len(values) == 1 else None
+        values = self._module_bindings().get(name, ())
+        return values[0] if len(values) == 1 else None
+
+    def _module_bindings(self) -> dict[str, list[ast.AST]]:
+        """Values bound to each name by the module's own statements (not in functions or
+        classes), worked out on first use: few files ask."""
+        table = self.__dict__.get("_module_binding_table")
+        if table is None:
+            table = {}
+            todo = list(self.tree.body)
+            while todo:
+                stmt = todo.pop()
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                if isinstance(stmt, ast.Assign):
+                    for target in stmt.targets:
+                        _bind(table, target, stmt.value)
+                elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                    _bind(table, stmt.target, stmt.value)
+                elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
+                    _bind(table, stmt.target, None)
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    todo.extend(getattr(stmt, field, ()))
+            self.__dict__["_module_binding_table"] = table
+        return table
+
+    def stack_of(self, call: ast.Call) -> tuple[FunctionNode, ...]:
+        """The functions around a call of the file, innermost last (empty at module level)."""
+        stacks = self.__dict__.get("_call_stacks")
+        if stacks is None:
+            stacks = self.__dict__["_call_stacks"] = {site.node: site.stack for site in self.calls}
+        return stacks.get(call, ())
 
     def _record_constant(self, node: ast.Assign, stack: tuple[FunctionNode, ...]) -> None:
         if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
@@ -620,6 +659,26 @@ class ModuleIndex:
             found = [site for site in self.calls if site.stack and not runtime.isdisjoint(site.stack)]
             self.__dict__["_runtime_calls"] = found
         return found
+
+
+def _bind(table: dict[str, list[ast.AST]], target: ast.AST, value: ast.AST | None) -> None:
+    """Record that ``target`` is bound to ``value`` (None: to values not known statically)."""
+    if isinstance(target, ast.Name) and value is not None:
+        table.setdefault(target.id, []).append(value)
+        return
+    for name in subnodes(target):  # unpacking, loops, augmented: many values, none known
+        if isinstance(name, ast.Name):
+            table.setdefault(name.id, []).extend((target, target))
+
+
+def parameter_names(func: ast.AST) -> set[str]:
+    """The names a function (or lambda) takes as parameters, ``*args`` and ``**kwargs`` included."""
+    args = getattr(func, "args", None)
+    if not isinstance(args, ast.arguments):
+        return set()
+    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    return names
 
 
 _SHIFTS = frozenset({ast.RShift, ast.LShift})

@@ -149,29 +149,9 @@ def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> s
         )
         return left + right if left is not None and right is not None else None
     if isinstance(node, ast.Name) and depth == 0:
-        for func in reversed(stack):
-            if node.id in _parameters(func):
-                return None
-            values = index.assigned_values(func, node.id)
-            if values:
-                return _built_key(index, values[0], stack, 1) if len(values) == 1 else None
-        values = [
-            statement.value
-            for statement in index.tree.body
-            if isinstance(statement, ast.Assign)
-            and any(isinstance(t, ast.Name) and t.id == node.id for t in statement.targets)
-        ]
-        return _built_key(index, values[0], (), 1) if len(values) == 1 else None
+        value = index.bound_value(node.id, stack)
+        return _built_key(index, value, stack, 1) if value is not None else None
     return None
-
-
-def _parameters(func: FunctionNode) -> set[str]:
-    if isinstance(func, ast.Lambda) or not hasattr(func, "args"):
-        return set()
-    args = func.args
-    names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
-    names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
-    return set(names)
 
 
 def _constant_part(index: ModuleIndex, node: ast.AST, stack) -> str | None:
@@ -243,8 +223,11 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
         target = site.node.func
         if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
             continue
-        receiver = _receiver_value(index, site)
-        cls = classes.get(receiver.id) if isinstance(receiver, ast.Name) else _class_built(receiver, classes)
+        receiver = target.value
+        if isinstance(receiver, ast.Name) and receiver.id in classes:  # ``CursorStore.load()``
+            cls = classes[receiver.id]
+        else:
+            cls = _class_built(_receiver_value(index, site), classes)
         if cls is None:
             continue
         callers = set()
@@ -259,38 +242,10 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
 
 def _receiver_value(index: ModuleIndex, site: CallSite) -> ast.AST | None:
     """What the receiver of a method call in task code stands for: the expression written there
-    (``CursorStore("events").read()``), or for a name the one value it is bound to, in the
-    functions around the call or at module level (``STORE = CursorStore("events")``); None for a
-    parameter or a name bound more than once; the name itself when it is bound nowhere (a class)."""
+    (``CursorStore("events").read()``), or for a name the one value it holds there
+    (``STORE = CursorStore("events")``, :meth:`ModuleIndex.bound_value`)."""
     receiver = site.node.func.value  # type: ignore[attr-defined]
-    if not isinstance(receiver, ast.Name):
-        return receiver
-    name = receiver.id
-    for func in reversed(site.stack):
-        values = index.assigned_values(func, name)
-        if values:
-            return values[0] if len(values) == 1 else None
-    if any(name in _parameters(f) for f in site.stack):
-        return None
-    module = _module_values(index)
-    return module[name] if name in module else receiver
-
-
-def _module_values(index: ModuleIndex) -> dict[str, ast.AST | None]:
-    """Module-level ``NAME = value`` statements: name -> value, None when bound more than once."""
-    values = index.__dict__.get("_module_values")
-    if values is None:
-        values = {}
-        for statement in index.tree.body:
-            if (
-                isinstance(statement, ast.Assign)
-                and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name)
-            ):
-                name = statement.targets[0].id
-                values[name] = None if name in values else statement.value
-        index.__dict__["_module_values"] = values
-    return values
+    return index.bound_value(receiver.id, site.stack) if isinstance(receiver, ast.Name) else receiver
 
 
 def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDef | None:

@@ -43,7 +43,6 @@ from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.project import imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.rules.rj009_per_try_request import _bound_value
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
 
@@ -318,7 +317,7 @@ def _request_job_name(index: ModuleIndex, node: TaskNode) -> ast.AST | None:
     ``job_name=`` names. A request built at run time, or a key bound twice, names nothing."""
     config = node.setting("config")
     if isinstance(config, ast.Name):
-        config = _bound_value(index, config.id, node.call)
+        config = index.bound_value(config.id, index.stack_of(node.call))
     if isinstance(config, ast.Call):
         return _built_request_job_name(index, config)
     return _job_name_in(config)

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, parameter_names, subnodes
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call
@@ -132,7 +132,7 @@ class _Checker:
         if isinstance(node, ast.Name):
             values = self._assigned(func).get(node.id)
             if values is None:
-                if node.id in _RUN_DATES and node.id in _parameters(func):
+                if node.id in _RUN_DATES and node.id in parameter_names(func):
                     return "a datetime", None
                 return None
             if len(values) == 1:
@@ -175,11 +175,6 @@ class _Checker:
             first = node.args[0]
             return isinstance(first, ast.Constant) and first.value in _STORE_NAMES  # context.get(...)
         return False
-
-
-def _parameters(func: FunctionNode) -> set[str]:
-    args = func.args
-    return {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:

@@ -117,7 +117,7 @@ def _per_try_value(index: ModuleIndex, value: ast.AST, call: ast.Call, depth: in
         elif isinstance(node, ast.Call) and index.resolve(node.func) in _PER_PARSE_CALLS:
             return f"{ast.unparse(node)} (evaluated each time the DAG file is parsed)"
         elif isinstance(node, ast.Name) and depth < _NAME_DEPTH:
-            bound = _bound_value(index, node.id, call)
+            bound = index.bound_value(node.id, index.stack_of(call))
             if bound is not None:
                 what = _per_try_value(index, bound, call, depth + 1)
                 if what is not None:
@@ -127,71 +127,6 @@ def _per_try_value(index: ModuleIndex, value: ast.AST, call: ast.Call, depth: in
 
 #: how many names deep a request is followed (``json=payload``, ``payload = {"task": TASK}``)
 _NAME_DEPTH = 2
-
-
-def _bound_value(index: ModuleIndex, name: str, call: ast.Call) -> ast.AST | None:
-    """The one value ``name`` is bound to where ``call`` is, or None when there are several or none.
-
-    Looked up in the function that makes the call, then at module level. Only reached for a
-    name in a durable operator's arguments, so the lookups are built on demand, once per file.
-    """
-    for func in reversed(_call_stacks(index).get(call, ())):  # innermost function first
-        values = index.assigned_values(func, name)
-        if values:
-            return values[0] if len(values) == 1 else None
-        if name in _parameters(func):
-            return None  # handed in by the caller: not known here
-    values = _module_bindings(index).get(name, ())
-    return values[0] if len(values) == 1 else None
-
-
-def _parameters(func: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:
-    args = func.args
-    names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    return names
-
-
-def _call_stacks(index: ModuleIndex) -> dict[ast.Call, tuple]:
-    stacks = index.__dict__.get("_rj009_call_stacks")
-    if stacks is None:
-        stacks = {site.node: site.stack for site in index.calls}
-        index.__dict__["_rj009_call_stacks"] = stacks
-    return stacks
-
-
-def _module_bindings(index: ModuleIndex) -> dict[str, list[ast.AST]]:
-    """Values bound to each name by the module's own statements (not in functions or classes),
-    through ``with``, ``if`` and ``try`` blocks; a name bound in any other way counts twice."""
-    table = index.__dict__.get("_rj009_module_bindings")
-    if table is not None:
-        return table
-    table = {}
-    todo = list(index.tree.body)
-    while todo:
-        stmt = todo.pop()
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        if isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                _bind(table, target, stmt.value)
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            _bind(table, stmt.target, stmt.value)
-        elif isinstance(stmt, (ast.AugAssign, ast.For, ast.AsyncFor)):
-            _bind(table, stmt.target, None)
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            todo.extend(getattr(stmt, field, ()))
-    index.__dict__["_rj009_module_bindings"] = table
-    return table
-
-
-def _bind(table: dict[str, list[ast.AST]], target: ast.AST, value: ast.AST | None) -> None:
-    if isinstance(target, ast.Name) and value is not None:
-        table.setdefault(target.id, []).append(value)
-        return
-    for node in subnodes(target):  # unpacking, loops, augmented: values not known
-        if isinstance(node, ast.Name):
-            table.setdefault(node.id, []).extend((target, target))
 
 
 def _is_durable(index: ModuleIndex, name: str | None, depth: int = 0) -> bool:

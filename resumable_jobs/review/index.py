@@ -531,6 +531,27 @@ class ModuleIndex:
             return self.project.plugin_class(self.abspath, plugin)
         return None
 
+    def along_bases(self, name: str | None, look, depth: int = 0):
+        """``look(class name)`` for the class, then for its bases (classes of this file, or of the
+        tree the project index knows), depth first: the first answer that is not None. In-house
+        operators subclass a known operator a few levels down; more than five levels is a loop.
+        Shared by the rules that ask what an in-house class is (RJ005, RJ006, RJ009)."""
+        found = look(name)
+        if found is not None or not name or depth > 5:
+            return found
+        for base in self._base_names(name):
+            found = self.along_bases(base, look, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _base_names(self, name: str) -> list[str]:
+        cls = self.classes_by_name.get(name)
+        if cls is not None:
+            return [self.resolve(b) or "" for b in cls.bases]
+        facts = self.class_facts(name)
+        return list(facts.bases) if facts is not None else []
+
     def line_text(self, line: int) -> str:
         return self._lines[line - 1] if 0 < line <= len(self._lines) else ""
 

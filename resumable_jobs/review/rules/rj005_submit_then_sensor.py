@@ -103,38 +103,16 @@ def _flagged_off(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
 
 def _flagged_model(index: ModuleIndex, name: str | None, flag: str) -> WaitModel | None:
     """:func:`flagged_wait_model`, following in-house subclasses to a known base."""
-    return _along_bases(index, name, lambda cls: flagged_wait_model(cls, flag))
+    return index.along_bases(name, lambda cls: flagged_wait_model(cls, flag))
 
 
 def operator_wait_model(index: ModuleIndex, name: str | None) -> WaitModel | None:
     """The wait model of an operator class, following in-house subclasses to a known base."""
-    return _along_bases(index, name, submit_operator)
-
-
-def _along_bases(index: ModuleIndex, name: str | None, look, depth: int = 0):
-    """``look(class name)`` for the class, then for its bases (in this file, or classes of the
-    tree the project index knows), depth first: the first answer that is not None. In-house
-    operators subclass a known operator a few levels down; more than five levels is a loop."""
-    found = look(name)
-    if found is not None or not name or depth > 5:
-        return found
-    for base in _bases(index, name):
-        found = _along_bases(index, base, look, depth + 1)
-        if found is not None:
-            return found
-    return None
-
-
-def _bases(index: ModuleIndex, name: str) -> list[str]:
-    cls = index.classes_by_name.get(name)
-    if cls is not None:
-        return [index.resolve(b) or "" for b in cls.bases]
-    facts = index.class_facts(name)
-    return list(facts.bases) if facts is not None else []
+    return index.along_bases(name, submit_operator)
 
 
 def _is_sensor_class(index: ModuleIndex, name: str | None) -> bool:
-    return _along_bases(index, name, lambda cls: True if is_sensor_name(cls) else None) is not None
+    return index.along_bases(name, lambda cls: True if is_sensor_name(cls) else None) is not None
 
 
 _HAND_WRITTEN = WaitModel(None, True, False)
@@ -189,7 +167,7 @@ def _class_job_start(index: ModuleIndex, name: str | None) -> str | None:
         execute = index.methods_named(cls, "execute")
         return (started_job(index, execute) or "") if execute else None
 
-    return _along_bases(index, name, look) or None
+    return index.along_bases(name, look) or None
 
 
 def _imported_callable_start(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -113,9 +113,7 @@ def _deferrable_by_construction(index: ModuleIndex, call: ast.Call) -> bool:
         return True
     if name not in index.classes_by_name and not index.imports_local_code and plugin_class_name(name) is None:
         return False
-    from resumable_jobs.review.rules.rj005_submit_then_sensor import _along_bases
-
-    return _along_bases(index, name, lambda cls: True if _is_async_operator(cls or "") else None) is not None
+    return index.along_bases(name, lambda cls: True if _is_async_operator(cls or "") else None) is not None
 
 
 def _is_async_operator(name: str) -> bool:

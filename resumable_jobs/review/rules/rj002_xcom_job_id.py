@@ -24,13 +24,14 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, keyword, subnodes
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, classify
+from resumable_jobs.review.own_task import reads_own_task, task_scope
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument
 
-__all__ = ["RULE", "own_task_id", "task_scope"]
+__all__ = ["RULE"]
 
 _STATE_KINDS = (KeyKind.JOB_ID, KeyKind.CURSOR)
 
@@ -61,7 +62,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             # A helper method of the same operator counts: it runs in the same try.
             key_node = argument(site.node, 2, "key")
             key = index.string_value(key_node, site.stack)
-            if key and _reads_own_task(index, site, scope):
+            if key and reads_own_task(index, site, scope):
                 identity = _key_identity(key, key_node)
                 self_reads.add((scope, identity))
                 reading_scopes.setdefault(identity, set()).add(scope)
@@ -158,49 +159,6 @@ def _holds_job_id(value: ast.AST | None) -> bool:
             for k in value.keys
         )
     return False
-
-
-def task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
-    """The unit a retry repeats: the operator class for methods, else the outer task function."""
-    for func in stack:
-        if func in index.owner_class:
-            return index.owner_class[func]
-    for func in stack:
-        if func in index.runtime_functions:
-            return func
-    return stack[0]
-
-
-def _reads_own_task(index: ModuleIndex, site: CallSite, scope: object) -> bool:
-    task_ids = argument(site.node, 0, "task_ids")
-    if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
-        return True
-    if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":
-        return True
-    own_id = own_task_id(index, scope)
-    return own_id is not None and index.string_value(task_ids, site.stack) == own_id
-
-
-def own_task_id(index: ModuleIndex, scope: object) -> str | None:
-    """The task id a function runs under: its ``@task(task_id=...)``, the ``task_id`` of the one
-    operator that takes it as ``python_callable=``, else its name (a ``@task`` function's id)."""
-    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
-    for decorator in scope.decorator_list:
-        if isinstance(decorator, ast.Call):
-            kw = keyword(decorator, "task_id")
-            if kw is not None:
-                return index.string_value(kw.value)
-    operators = [
-        site.node
-        for site in index.calls
-        if (kw := keyword(site.node, "python_callable")) is not None
-        and isinstance(kw.value, ast.Name)
-        and kw.value.id == scope.name
-    ]
-    if len(operators) == 1 and (task_id := keyword(operators[0], "task_id")) is not None:
-        return index.string_value(task_id.value)
-    return scope.name
 
 
 def _suggestion(key: str) -> str:

@@ -28,6 +28,7 @@ from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, words
+from resumable_jobs.review.own_task import reads_own_task, task_scope
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call, runtime_variable_accesses
 
@@ -158,21 +159,13 @@ def _pushes(index: ModuleIndex, func: FunctionNode, key: str | None) -> bool:
 
 
 def _pulls_own_xcom(index: ModuleIndex, site: CallSite) -> bool:
-    """No ``task_ids`` (with a key), ``task_ids=self.task_id``, or the task's own id written out
-    (``task_ids="run_job"`` in the ``@task`` ``run_job``, or in the ``python_callable`` of the one
-    operator whose ``task_id`` it is)."""
-    from resumable_jobs.review.rules.rj002_xcom_job_id import own_task_id, task_scope
-
-    call = site.node
-    task_ids = argument(call, 0, "task_ids")
+    """A pull of the task's own XCom (:func:`reads_own_task`: ``task_ids=self.task_id``, or the
+    task's own id, ``task_ids="run_job"`` in the ``@task`` ``run_job``); with no ``task_ids``,
+    only a pull by key: a bare ``xcom_pull()`` is a read of upstream data."""
+    task_ids = argument(site.node, 0, "task_ids")
     if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
-        return argument(call, 2, "key") is not None  # a bare xcom_pull() is a read of upstream data
-    if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":
-        return True
-    if not (isinstance(task_ids, ast.Constant) and isinstance(task_ids.value, str)):
-        return False
-    scope = task_scope(index, site.stack)
-    return scope in index.runtime_functions and own_task_id(index, scope) == task_ids.value
+        return argument(site.node, 2, "key") is not None
+    return reads_own_task(index, site, task_scope(index, site.stack))
 
 
 def _names_bound_to(func: FunctionNode, job_gets: dict[ast.Call, str]) -> dict[str, str]:

@@ -215,6 +215,37 @@ def test_a_python_callable_pulling_the_xcom_of_its_operators_task_id():
     assert found(source, "RJ003") == [(10, "RJ003")]
 
 
+_OWN_ID_CONSTANT = """
+    from datetime import datetime
+
+    from airflow import DAG
+    from airflow.operators.python import PythonOperator
+
+    LAUNCH_ID = "launch_job"
+    REPORT_ID = "report"
+
+
+    def launch(ti, **context):
+        run_id = ti.xcom_pull(task_ids=PULLED, key="databricks_run")
+        if not run_id:
+            run_id = context["params"]["client"].submit_run(json={})
+        return run_id
+
+
+    with DAG("jobs", start_date=datetime(2026, 1, 1)):
+        PythonOperator(task_id=LAUNCH_ID, python_callable=launch)
+"""
+
+
+def test_a_python_callable_pulling_its_own_xcom_by_a_task_id_constant():
+    # the same rule as RJ002's: the pull names the task it runs in, through the constant
+    assert found(_OWN_ID_CONSTANT.replace("PULLED", "LAUNCH_ID"), "RJ003") == [(13, "RJ003")]
+
+
+def test_near_miss_a_python_callable_pulling_another_tasks_xcom_by_a_constant():
+    assert found(_OWN_ID_CONSTANT.replace("PULLED", "REPORT_ID"), "RJ003") == []
+
+
 # -- RJ001 / RJ004: keys built from string constants -------------------------------------------
 
 _MARKER = """

@@ -558,16 +558,20 @@ class ModuleIndex:
     def _callees(self, func: FunctionNode) -> list[FunctionNode]:
         found = []
         for site in self.calls_by_function.get(func, ()):
-            target = site.node.func
-            if isinstance(target, ast.Name):
-                found.extend(f for f in self.functions_by_name.get(target.id, ()) if f not in self.owner_class)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                cls = self.owner_class.get(func)
-                if cls is not None:
-                    found.extend(
-                        f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls
-                    )
+            found.extend(self.called_functions(site.node, func))
         return found
+
+    def called_functions(self, call: ast.Call, caller: FunctionNode | None) -> list[FunctionNode]:
+        """The functions of this file a call made in ``caller`` runs: module-level functions of
+        its name (``load(...)``), or, in a method, the class's methods it calls on ``self``."""
+        target = call.func
+        if isinstance(target, ast.Name):
+            return [f for f in self.functions_by_name.get(target.id, ()) if f not in self.owner_class]
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            cls = self.owner_class.get(caller) if caller is not None else None
+            if cls is not None:
+                return [f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls]
+        return []
 
     def task_decorator(self, func: FunctionNode) -> str | None:
         """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None.

@@ -131,15 +131,7 @@ def _helpers_returning(index: ModuleIndex, job_gets: dict[ast.Call, str]) -> dic
     if not returning:
         return found
     for site in index.calls_in_runtime():
-        target = site.node.func
-        if isinstance(target, ast.Name):
-            callees = [f for f in index.functions_by_name.get(target.id, ()) if f not in index.owner_class]
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-            cls = index.owner_class.get(site.stack[-1])
-            callees = index.methods_named(cls, target.attr) if cls is not None else []
-        else:
-            continue
-        keys = {returning[f] for f in callees if f in returning}
+        keys = {returning[f] for f in index.called_functions(site.node, site.stack[-1]) if f in returning}
         if len(keys) == 1 and site.node not in job_gets:
             found[site.node] = keys.pop()
     return found

@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword, parameter_names, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
@@ -307,19 +307,20 @@ def _built_request_job_name(index: ModuleIndex, call: ast.Call) -> ast.AST | Non
     value written in the dict when it takes none of the parameters."""
     if not isinstance(call.func, ast.Name):
         return None
-    funcs = [f for f in index.functions_by_name.get(call.func.id, ()) if f not in index.owner_class]
+    funcs = index.called_functions(call, None)
     if len(funcs) != 1 or not funcs[0].body or not isinstance(funcs[0].body[-1], ast.Return):
         return None
     func = funcs[0]
     named = _job_name_in(func.body[-1].value)
     if named is None:
         return None
-    params = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
-    if isinstance(named, ast.Name) and (named.id in params or named.id in [a.arg for a in func.args.kwonlyargs]):
+    params = parameter_names(func)
+    if isinstance(named, ast.Name) and named.id in params:
         kw = keyword(call, named.id)
         if kw is not None:
             return kw.value
-        position = params.index(named.id) if named.id in params else None
+        positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+        position = positional.index(named.id) if named.id in positional else None
         if (
             position is not None
             and position < len(call.args)
@@ -327,8 +328,7 @@ def _built_request_job_name(index: ModuleIndex, call: ast.Call) -> ast.AST | Non
         ):
             return call.args[position]
         return None
-    params_used = {n.id for n in ast.walk(named) if isinstance(n, ast.Name)} & {*params, "kwargs", "args"}
-    return None if params_used else named
+    return None if any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(named)) else named
 
 
 def _job_name_in(config: ast.AST | None) -> ast.AST | None:

@@ -651,6 +651,26 @@ class ModuleIndex:
             return (left if left is not None else "{}") + (right if right is not None else "{}")
         return format_template(node)
 
+    def inserted_text(self, node: ast.JoinedStr, stack: tuple[FunctionNode, ...] = ()) -> str:
+        """An f-string's text with the string constants it inserts written in (a constant of the
+        file, of a function around it, or of another module of the tree: ``f"{PREFIX}_offset"``),
+        and ``{}`` for any other value, or one inserted with a conversion or a format spec."""
+        parts = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+                continue
+            text = None
+            if (
+                isinstance(value, ast.FormattedValue)
+                and value.conversion == -1
+                and value.format_spec is None
+                and isinstance(value.value, (ast.Constant, ast.Name, ast.Attribute))
+            ):
+                text = self.string_value(value.value, stack)
+            parts.append(text if text is not None and "{}" not in text else "{}")
+        return "".join(parts)
+
     def _imported_constant(self, node: ast.AST) -> str | None:
         """A string constant of another module of the tree (``from keys import JOB_ID_KEY``)."""
         name = dotted_name(node)

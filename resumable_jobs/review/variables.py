@@ -127,18 +127,8 @@ def _class_constant(index: ModuleIndex, node: ast.Attribute, stack) -> str | Non
 
 def _built_key(index: ModuleIndex, node: ast.AST | None, stack, depth: int) -> str | None:
     if isinstance(node, ast.JoinedStr):
-        parts = []
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                parts.append(str(value.value))
-            elif isinstance(value, ast.FormattedValue) and value.conversion == -1 and value.format_spec is None:
-                text = _constant_part(index, value.value, stack)
-                if text is None:
-                    return None
-                parts.append(text)
-            else:
-                return None
-        return "".join(parts)
+        text = index.inserted_text(node, stack)
+        return None if "{}" in text else text
     template = format_template(node)
     if template is not None and not node.keywords and template.count("{}") == template.count("{") == len(node.args):
         texts = [_constant_part(index, arg, stack) for arg in node.args]

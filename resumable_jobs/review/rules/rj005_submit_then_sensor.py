@@ -362,7 +362,7 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
                         ids.update(_QUOTED.findall(node.value))
                     elif isinstance(node, ast.JoinedStr):
                         # f"{{{{ ti.xcom_pull(task_ids='{SUBMIT_ID}') }}}}": the constants it inserts
-                        text = _formatted_text(index, node)
+                        text = index.inserted_text(node)
                         if "xcom_pull" in text:
                             ids.update(_QUOTED.findall(text))
         for func in _callables(index, sensor):
@@ -372,21 +372,6 @@ def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
-
-
-def _formatted_text(index: ModuleIndex, node: ast.JoinedStr) -> str:
-    """An f-string's text with the string constants it inserts (a module constant, or one of
-    another module of the tree), and ``{}`` for any other value."""
-    parts = []
-    for value in node.values:
-        if isinstance(value, ast.Constant):
-            parts.append(str(value.value))
-        elif isinstance(value, ast.FormattedValue) and isinstance(value.value, (ast.Name, ast.Attribute)):
-            inserted = index.string_value(value.value)
-            parts.append(inserted if inserted is not None else "{}")
-        else:
-            parts.append("{}")
-    return "".join(parts)
 
 
 def _group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -6,7 +6,8 @@ Airflow ``aws`` connection whose ``endpoint_url`` points at the server, so the o
 Amazon provider's ``BatchClientHook`` and boto3 run unchanged; only the far end is moto.
 
 How it works: :class:`LocalMotoServer` starts ``python -m moto.server`` on a free 127.0.0.1 port
-in a process group of its own (so stopping it leaves nothing behind, and several servers - one
+(through :mod:`resumable_jobs.local.moto_models`, which first adds what moto does not model of
+the services we test) in a process group of its own (so stopping it leaves nothing behind, and several servers - one
 per test module, the demo, another engineer's run - never share a port or state), waits until
 the server answers, switches Batch to moto's Docker-free backend (``POST /moto-api/config`` with
 ``{"batch": {"use_docker": false}}``; server mode reads that setting on every Batch request), and
@@ -132,7 +133,7 @@ class LocalMotoServer(LocalService):
         for attempt in range(1, attempts + 1):
             self.port = _free_port()
             self._process = start_group(
-                [self.python, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
+                [self.python, "-m", "resumable_jobs.local.moto_models", "-H", "127.0.0.1", "-p", str(self.port)],
                 env=self._server_env(),
                 log_path=self.log_path,
             )

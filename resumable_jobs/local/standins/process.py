@@ -12,6 +12,10 @@ control surface over HTTP. :meth:`StandinProcess.airflow_env` gives:
 
 * Databricks: ``AIRFLOW_CONN_DATABRICKS_DEFAULT`` - host 127.0.0.1, the port, schema ``http``, a
   personal access token (any value);
+* Snowflake: ``AIRFLOW_CONN_SNOWFLAKE_DEFAULT`` with a fresh key pair's private half (the public
+  half is registered with the stand-in), ``RJ_SNOWFLAKE_SQL_API_URL`` and a ``PYTHONPATH`` entry
+  whose ``sitecustomize`` routes ``*.snowflakecomputing.com`` to the stand-in
+  (:mod:`resumable_jobs.local.standins.snowflake_route`);
 * BigQuery: ``AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT`` with a generated service-account key whose
   ``token_uri`` is the stand-in (google-auth's real token refresh runs), and
   ``BIGQUERY_EMULATOR_HOST`` - the variable google-cloud-bigquery reads for its API endpoint; the
@@ -131,5 +135,19 @@ class StandinProcess(DaemonInTempDir):
                 "AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT": json.dumps(connection),
                 "BIGQUERY_EMULATOR_HOST": self.url,
             }
+        if self.kind == "snowflake":
+            from resumable_jobs.local.standins import snowflake, snowflake_route
+
+            if self._service_account is not None:  # one key pair per stand-in process
+                return dict(self._service_account)
+            private, public = snowflake.key_pair()  # the user's key pair; the stand-in learns the public half
+            self._control("POST", "users", {"user": snowflake.USER, "public_key": public})
+            site = Path(snowflake.__file__).with_name("snowflake_site")
+            self._service_account = {
+                "AIRFLOW_CONN_SNOWFLAKE_DEFAULT": json.dumps(snowflake.connection(private)),
+                snowflake_route.ENV: self.url,
+                "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p),
+            }
+            return dict(self._service_account)
         raise ValueError(f"unknown stand-in {self.kind!r}")
 

@@ -63,7 +63,6 @@ class StandinProcess(DaemonInTempDir):
         self._process: subprocess.Popen | None = None
         self._service_account: dict[str, Any] | None = None
 
-
     @property
     def url(self) -> str:
         if self.port is None:
@@ -150,4 +149,3 @@ class StandinProcess(DaemonInTempDir):
             }
             return dict(self._service_account)
         raise ValueError(f"unknown stand-in {self.kind!r}")
-

@@ -23,12 +23,13 @@ import os
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-__all__ = ["ENV", "install", "install_from_env", "routed"]
+__all__ = ["ENV", "install", "install_from_env", "routed", "uninstall"]
 
 ENV = "RJ_SNOWFLAKE_SQL_API_URL"
 _DOMAIN = ".snowflakecomputing.com"
 _MARK = "_rj_snowflake_route"
 _target: dict[str, str] = {}
+_originals: dict[str, Any] = {}
 
 
 def routed(url: str) -> str:
@@ -55,6 +56,7 @@ def install(base_url: str) -> None:
             return send(self, request, *args, **kwargs)
 
         setattr(routed_send, _MARK, True)
+        _originals["send"] = send
         requests.adapters.HTTPAdapter.send = routed_send  # type: ignore[method-assign]
 
     request = aiohttp.ClientSession._request
@@ -64,6 +66,7 @@ def install(base_url: str) -> None:
             return request(self, method, routed(str(str_or_url)), *args, **kwargs)
 
         setattr(routed_request, _MARK, True)
+        _originals["request"] = request
         aiohttp.ClientSession._request = routed_request  # type: ignore[method-assign]
 
 
@@ -74,3 +77,15 @@ def install_from_env() -> bool:
         return False
     install(url)
     return True
+
+
+def uninstall() -> None:
+    """Undo :func:`install` in this process (tests restore the transports after themselves)."""
+    import aiohttp
+    import requests.adapters
+
+    _target.pop("url", None)
+    if "send" in _originals:
+        requests.adapters.HTTPAdapter.send = _originals.pop("send")  # type: ignore[method-assign]
+    if "request" in _originals:
+        aiohttp.ClientSession._request = _originals.pop("request")  # type: ignore[method-assign]

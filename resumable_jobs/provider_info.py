@@ -45,6 +45,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/spark.md",
         ["resumable_jobs.providers.spark.operator"],
     ),
+    "Snowflake": (
+        "https://docs.snowflake.com/en/developer-guide/sql-api/index",
+        "/docs/providers/snowflake.md",
+        ["resumable_jobs.providers.snowflake.sql_api"],
+    ),
 }
 
 #: integration name -> modules holding triggers of our own, which the triggerer loads by class path

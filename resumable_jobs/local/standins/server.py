@@ -10,9 +10,13 @@ for the file), and answers two kinds of paths:
 
 * the service's own API, passed to the model's ``handle(method, path, body)`` (query parameters
   of a GET join the body, as the Databricks API reads them);
+  a model with ``handle_request(method, path, query, headers, body)`` gets the query parameters
+  and headers apart (the Snowflake SQL API reads ``requestId``/``retry`` and checks a JWT);
 * ``/_standin/...``, the control surface the crash suite uses: ``GET /_standin/jobs`` (every job
   with its state), ``POST /_standin/release`` (``{"id": ...}``: let a held job finish),
-  ``GET /_standin/requests`` (every API request with its time), ``GET /_standin/health``.
+  ``GET /_standin/requests`` (every API request with its time), ``GET /_standin/health``, and
+  whatever the model's own ``control(method, path, body)`` answers (Snowflake: registering a
+  user's public key).
 
 SIGTERM and SIGINT stop the server cleanly.
 

@@ -5,7 +5,7 @@ worker died. The statement handles are checkpointed before polling; a crash betw
 accepting the request and the checkpoint is recovered through the request's ``requestId`` (derived
 from the mixin's submission token): the retry resubmits with ``retry=true`` and Snowflake hands
 back the same statements instead of running them again. Only the import line differs from the
-upstream operator. ``deferrable=True`` waits in the triggerer with upstream's trigger.
+upstream operator. ``deferrable=True`` waits in the triggerer (upstream's trigger, status reads off the event loop).
 """
 
 from __future__ import annotations

@@ -60,6 +60,7 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.yarn.trigger",
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
+    "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

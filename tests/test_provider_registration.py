@@ -57,13 +57,17 @@ TRIGGERS = {
     "resumable_jobs.providers.spark.trigger": "SparkDriverTrigger",
     "resumable_jobs.providers.spark.yarn.trigger": "YarnApplicationTrigger",
     "resumable_jobs.providers.spark.kubernetes.trigger": "KubernetesDriverPodTrigger",
+    "resumable_jobs.providers.snowflake.trigger": "SnowflakeStatementsTrigger",
 }
+#: trigger module -> the integration it belongs to (the Spark triggers unless listed)
+TRIGGER_INTEGRATIONS = {"resumable_jobs.providers.snowflake.trigger": "Snowflake"}
 
 
 def test_airflow_providers_triggers_lists_the_spark_triggers():
     ours = [t for t in _airflow_json("providers", "triggers") if t["package_name"] == PACKAGE]
     assert sorted(ours, key=lambda t: t["class"]) == [
-        {"package_name": PACKAGE, "class": module, "integration_name": "Apache Spark"} for module in sorted(TRIGGERS)
+        {"package_name": PACKAGE, "class": module, "integration_name": TRIGGER_INTEGRATIONS.get(module, "Apache Spark")}
+        for module in sorted(TRIGGERS)
     ]
 
 
@@ -89,9 +93,9 @@ def test_declared_operator_modules_hold_the_operators():
 def test_declared_trigger_modules_hold_the_triggers():
     from airflow.triggers.base import BaseTrigger
 
-    (entry,) = get_provider_info()["triggers"]
-    assert sorted(entry["python-modules"]) == sorted(TRIGGERS)
-    for module in entry["python-modules"]:
+    modules = [module for entry in get_provider_info()["triggers"] for module in entry["python-modules"]]
+    assert sorted(modules) == sorted(TRIGGERS)
+    for module in modules:
         defined = [
             value.__name__
             for value in vars(importlib.import_module(module)).values()

@@ -1,4 +1,4 @@
-"""Where the installed Snowflake provider keeps the SQL API hook and trigger, imported on first use.
+"""Where the installed Snowflake provider keeps the SQL API hook, imported on first use.
 
 The hook lives in ``airflow.providers.snowflake.hooks.sql_api`` from provider 6.20 on and in
 ``hooks.snowflake_sql_api`` before (6.20 keeps the old name as a deprecated alias, which warns).
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["sql_api_hook_class", "sql_api_trigger_class"]
+__all__ = ["sql_api_hook_class"]
 
 
 def sql_api_hook_class() -> Any:
@@ -20,10 +20,3 @@ def sql_api_hook_class() -> Any:
     except ImportError:
         from airflow.providers.snowflake.hooks.snowflake_sql_api import SnowflakeSqlApiHook
     return SnowflakeSqlApiHook
-
-
-def sql_api_trigger_class() -> Any:
-    """``SnowflakeSqlApiTrigger`` of the installed provider."""
-    from airflow.providers.snowflake.triggers.snowflake_trigger import SnowflakeSqlApiTrigger
-
-    return SnowflakeSqlApiTrigger

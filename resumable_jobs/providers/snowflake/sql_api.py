@@ -17,8 +17,9 @@ from resumable_jobs.providers.snowflake.request_ids import request_id_for
 
 if TYPE_CHECKING:
     from airflow.providers.snowflake.hooks.snowflake_sql_api import SnowflakeSqlApiHook
-    from airflow.providers.snowflake.triggers.snowflake_trigger import SnowflakeSqlApiTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.snowflake.trigger import SnowflakeStatementsTrigger
 
 __all__ = ["SnowflakeSqlApiOperator"]
 
@@ -44,7 +45,8 @@ class SnowflakeSqlApiOperator(ResumableJobMixin, BaseOperator):
     with the same ``requestId`` and ``retry=true``, and Snowflake answers with the first
     request's handles instead of running the statements again. The statements are followed by
     ``GET /api/v2/statements/{handle}`` (202 running, 200 done, 422 failed), or by upstream's
-    ``SnowflakeSqlApiTrigger`` when ``deferrable=True``. The task returns the handles and pushes
+    ``SnowflakeSqlApiTrigger`` when ``deferrable=True`` (:class:`SnowflakeStatementsTrigger`: the
+    same trigger with its header building moved off the event loop). The task returns the handles and pushes
     them to XCom under ``query_ids`` (as upstream does) on every path; like upstream, the
     statements' results are logged. ``cancel_job`` cancels every handle still running, under the
     mixin's job-lifecycle rule. Extra parameters: ``durable``, ``wait_for_termination``,
@@ -272,10 +274,10 @@ class SnowflakeSqlApiOperator(ResumableJobMixin, BaseOperator):
         # The handles themselves go to XCom under "query_ids" through the mixin.
         self.query_ids = self._handles(external_id)
 
-    def build_trigger(self, external_id: Any, context: Context) -> SnowflakeSqlApiTrigger:
-        from resumable_jobs.providers.snowflake.imports import sql_api_trigger_class
+    def build_trigger(self, external_id: Any, context: Context) -> SnowflakeStatementsTrigger:
+        from resumable_jobs.providers.snowflake.trigger import SnowflakeStatementsTrigger
 
-        return sql_api_trigger_class()(
+        return SnowflakeStatementsTrigger(
             poll_interval=self.poll_interval,
             query_ids=self._handles(external_id),
             snowflake_conn_id=self.snowflake_conn_id,

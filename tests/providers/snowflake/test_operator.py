@@ -115,8 +115,40 @@ def test_the_deferred_task_waits_in_upstreams_trigger_with_the_persisted_handles
 
     operator = make(sql="SELECT 1; SELECT 2", deferrable=True, cancel_on_kill=False)
     trigger = operator.build_trigger(["a", "b"], make_context())
-    assert isinstance(trigger, SnowflakeSqlApiTrigger)
+    assert isinstance(trigger, SnowflakeSqlApiTrigger)  # upstream's, with its status reads off the loop
     assert (trigger.query_ids, trigger.poll_interval, trigger.cancel_on_kill) == (["a", "b"], 0, False)
+    classpath, kwargs = trigger.serialize()
+    assert classpath == "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger"
+    assert kwargs == SnowflakeSqlApiTrigger(**kwargs).serialize()[1]  # upstream's kwargs, unchanged
+
+
+def test_the_trigger_builds_headers_off_the_event_loop(account, monkeypatch):
+    """Upstream's hook builds headers synchronously (connection lookup, OAuth refresh): never on the loop."""
+    import asyncio
+    import threading
+
+    from resumable_jobs.providers.snowflake.imports import sql_api_hook_class
+
+    hook_class = sql_api_hook_class()
+    built_on: list[int] = []
+    original = hook_class.get_request_url_header_params
+
+    def recording(self, *args, **kwargs):
+        built_on.append(threading.get_ident())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(hook_class, "get_request_url_header_params", recording)
+    handles = run_try(make(wait_for_termination=False), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+    trigger = make(deferrable=True).build_trigger(handles, make_context())
+
+    async def first_event():
+        loop_thread = threading.get_ident()
+        async for event in trigger.run():
+            return loop_thread, event.payload
+
+    loop_thread, payload = asyncio.run(first_event())
+    assert payload == {"status": "success", "statement_query_ids": handles}
+    assert built_on and loop_thread not in built_on
 
 
 def test_an_error_event_names_the_handles_it_came_from(account):

@@ -55,10 +55,10 @@ def test_upstreams_hook_submits_polls_cancels_and_reads_results(account):
 
 
 def test_upstreams_trigger_reports_success_and_a_failed_statement(account):
-    from resumable_jobs.providers.snowflake.imports import sql_api_trigger_class
+    from airflow.providers.snowflake.triggers.snowflake_trigger import SnowflakeSqlApiTrigger
 
     def trigger(handles):
-        return sql_api_trigger_class()(
+        return SnowflakeSqlApiTrigger(
             poll_interval=0,
             query_ids=handles,
             snowflake_conn_id="snowflake_default",

@@ -209,10 +209,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     path = os.environ.get("RJ_TIMINGS_FILE")
     if path and TIMES.get("production suite", 0.0) >= 1.0:  # not the teardowns of skipped tests
         with open(path, "a") as out:
-            out.writelines(
-                f"  {name + ' (airflow ' + str(installed_airflow_version()) + ')':<40} {seconds:5.0f}s\n"
-                for name, seconds in TIMES.items()
-            )
+            out.writelines(f"  {name + ' (airflow ' + str(installed_airflow_version()) + ')':<40} {seconds:5.0f}s\n" for name, seconds in TIMES.items())
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # type: ignore[no-untyped-def]

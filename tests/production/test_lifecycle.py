@@ -61,9 +61,7 @@ def test_cleared_successful_task_submits_exactly_one_new_job(drill_factory, back
     (first,) = drill.new_jobs()
     assert str(drill.xcom()) == str(first.id)
     drill.airflow.rest.clear_task(drill.dag_id, drill.run_id, "job")
-    drill.wait_for_task(
-        "succeeded again after the clear", lambda ti: ti["try_number"] == 2 and ti["state"] == "success"
-    )
+    drill.wait_for_task("succeeded again after the clear", lambda ti: ti["try_number"] == 2 and ti["state"] == "success")
     jobs = drill.new_jobs()
     assert len(jobs) == 2 and jobs[0].id == first.id, jobs
     second = jobs[1]

@@ -62,6 +62,8 @@ class StandinProcess(DaemonInTempDir):
         self.port: int | None = None
         self._process: subprocess.Popen | None = None
         self._service_account: dict[str, Any] | None = None
+        self._snowflake_env: dict[str, str] | None = None
+
 
     @property
     def url(self) -> str:
@@ -137,15 +139,15 @@ class StandinProcess(DaemonInTempDir):
         if self.kind == "snowflake":
             from resumable_jobs.local.standins import snowflake, snowflake_route
 
-            if self._service_account is not None:  # one key pair per stand-in process
-                return dict(self._service_account)
+            if self._snowflake_env is not None:  # one key pair per stand-in process
+                return dict(self._snowflake_env)
             private, public = snowflake.key_pair()  # the user's key pair; the stand-in learns the public half
             self._control("POST", "users", {"user": snowflake.USER, "public_key": public})
             site = Path(snowflake.__file__).with_name("snowflake_site")
-            self._service_account = {
+            self._snowflake_env = {
                 "AIRFLOW_CONN_SNOWFLAKE_DEFAULT": json.dumps(snowflake.connection(private)),
                 snowflake_route.ENV: self.url,
                 "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p),
             }
-            return dict(self._service_account)
+            return dict(self._snowflake_env)
         raise ValueError(f"unknown stand-in {self.kind!r}")

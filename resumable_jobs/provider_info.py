@@ -45,6 +45,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/spark.md",
         ["resumable_jobs.providers.spark.operator"],
     ),
+    "Snowflake": (
+        "https://docs.snowflake.com/en/developer-guide/sql-api/index",
+        "/docs/providers/snowflake.md",
+        ["resumable_jobs.providers.snowflake.sql_api"],
+    ),
 }
 
 #: integration name -> modules holding triggers of our own, which the triggerer loads by class path
@@ -55,6 +60,7 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.yarn.trigger",
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
+    "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

@@ -26,6 +26,7 @@ OPERATORS = {
     "resumable_jobs.providers.amazon.batch": "BatchOperator",
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
+    "resumable_jobs.providers.snowflake.sql_api": "SnowflakeSqlApiOperator",
 }
 
 
@@ -56,20 +57,24 @@ TRIGGERS = {
     "resumable_jobs.providers.spark.trigger": "SparkDriverTrigger",
     "resumable_jobs.providers.spark.yarn.trigger": "YarnApplicationTrigger",
     "resumable_jobs.providers.spark.kubernetes.trigger": "KubernetesDriverPodTrigger",
+    "resumable_jobs.providers.snowflake.trigger": "SnowflakeStatementsTrigger",
 }
+#: trigger module -> the integration it belongs to (the Spark triggers unless listed)
+TRIGGER_INTEGRATIONS = {"resumable_jobs.providers.snowflake.trigger": "Snowflake"}
 
 
 def test_airflow_providers_triggers_lists_the_spark_triggers():
     ours = [t for t in _airflow_json("providers", "triggers") if t["package_name"] == PACKAGE]
     assert sorted(ours, key=lambda t: t["class"]) == [
-        {"package_name": PACKAGE, "class": module, "integration_name": "Apache Spark"} for module in sorted(TRIGGERS)
+        {"package_name": PACKAGE, "class": module, "integration_name": TRIGGER_INTEGRATIONS.get(module, "Apache Spark")}
+        for module in sorted(TRIGGERS)
     ]
 
 
 def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
     (info,) = _airflow_json("providers", "get", PACKAGE, "--full")
     integrations = {i["integration-name"]: i for i in info["integrations"]}
-    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark"}
+    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark", "Snowflake"}
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)
     for entry in [*info["operators"], *info["triggers"]]:
@@ -88,9 +93,9 @@ def test_declared_operator_modules_hold_the_operators():
 def test_declared_trigger_modules_hold_the_triggers():
     from airflow.triggers.base import BaseTrigger
 
-    (entry,) = get_provider_info()["triggers"]
-    assert sorted(entry["python-modules"]) == sorted(TRIGGERS)
-    for module in entry["python-modules"]:
+    modules = [module for entry in get_provider_info()["triggers"] for module in entry["python-modules"]]
+    assert sorted(modules) == sorted(TRIGGERS)
+    for module in modules:
         defined = [
             value.__name__
             for value in vars(importlib.import_module(module)).values()

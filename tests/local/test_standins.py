@@ -80,3 +80,31 @@ def test_bigquery_jobs_through_a_service_account_key_and_the_emulator_host(bigqu
     assert bigquery.release("j1")
     assert hook.get_job(job_id="j1", project_id=PROJECT, location="EU").state == "DONE"
     assert [(j["id"], j["state"], j["error"]) for j in bigquery.jobs()] == [("j1", "DONE", None)]
+
+
+def test_snowflake_statements_through_the_routed_hook_in_another_process():
+    """What a task process of the deployment sees: the env the crash suite gives every Airflow process."""
+    import json
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, asyncio\n"
+        "from resumable_jobs.providers.snowflake.imports import sql_api_hook_class\n"
+        "hook = sql_api_hook_class()('snowflake_default')\n"
+        "handles = hook.execute_query('SELECT 1; SELECT 2', statement_count=2)\n"
+        "status = asyncio.run(hook.get_sql_api_query_status_async(handles[0]))['status']\n"
+        "print(json.dumps({'handles': handles, 'status': status}))\n"
+    )
+    with StandinProcess("snowflake", hold_seconds=120) as snowflake:
+        env = {**os.environ, **snowflake.airflow_env()}  # the sitecustomize on PYTHONPATH routes the hook
+        out = subprocess.run(
+            [sys.executable, "-W", "ignore", "-c", probe], check=False, env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-2000:]
+        seen = json.loads(out.stdout.strip().splitlines()[-1])
+        assert seen["status"] == "running"  # the trigger's async path, same statements
+        (request,) = snowflake.jobs()
+        assert (request["handles"], request["state"]) == (seen["handles"], "RUNNING")
+        assert snowflake.release(seen["handles"][1])
+        assert snowflake.jobs()[0]["state"] == "SUCCESS"

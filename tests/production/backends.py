@@ -125,3 +125,33 @@ class BatchBackend(Backend):
 
     def jobs(self) -> list[Job]:
         return [Job(job["jobId"], job["status"]) for job in self.moto.list_jobs()]
+
+
+class StatementHandles(tuple):
+    """A request's statement handles: hashable (the drill keeps a set of job ids), yet shown like
+    the list the operator logs, stores and returns, so log fields and XCom compare as text."""
+
+    def __repr__(self) -> str:
+        return repr(list(self))
+
+    __str__ = __repr__
+
+
+class SnowflakeBackend(StandinBackend):
+    name = "snowflake"
+    succeeded = "SUCCESS"
+    cancelled = frozenset({"CANCELLED"})
+
+    def jobs(self) -> list[Job]:
+        return [Job(StatementHandles(request["handles"]), request["state"]) for request in self.standin.jobs()]
+
+    def release(self, run_id: str, job: Job) -> None:
+        self.standin.release(job.id[0])
+
+    def cancel_leftovers(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            with contextlib.suppress(Exception):
+                self.standin.release(job.id[0])
+
+    def poll_line(self, job: Job) -> str:
+        return f"Snowflake statements {list(job.id)} are running; checking again"

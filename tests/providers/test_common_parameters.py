@@ -15,6 +15,7 @@ import pytest
 from resumable_jobs.providers.amazon import BatchOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
+from resumable_jobs.providers.snowflake import SnowflakeSqlApiOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
 #: (builder, name of its poll interval)
@@ -43,6 +44,11 @@ OPERATORS = [
         lambda **kw: SparkSubmitOperator(task_id="t", application="job.py", **kw),
         "status_poll_interval",
         id="Spark",
+    ),
+    pytest.param(
+        lambda **kw: SnowflakeSqlApiOperator(task_id="t", sql="SELECT 1", **kw),
+        "poll_interval",
+        id="SnowflakeSqlApi",
     ),
 ]
 

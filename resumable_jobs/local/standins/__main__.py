@@ -1,6 +1,6 @@
 """``python -m resumable_jobs.local.standins KIND --port-file PATH [--hold-seconds N]``.
 
-Runs one stand-in (``databricks`` or ``bigquery``) in the foreground; see
+Runs one stand-in (``databricks``, ``bigquery`` or ``snowflake``) in the foreground; see
 :mod:`resumable_jobs.local.standins.server`. Started and stopped by
 :class:`resumable_jobs.local.standins.process.StandinProcess`.
 """

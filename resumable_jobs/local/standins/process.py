@@ -12,6 +12,10 @@ control surface over HTTP. :meth:`StandinProcess.airflow_env` gives:
 
 * Databricks: ``AIRFLOW_CONN_DATABRICKS_DEFAULT`` - host 127.0.0.1, the port, schema ``http``, a
   personal access token (any value);
+* Snowflake: ``AIRFLOW_CONN_SNOWFLAKE_DEFAULT`` with a fresh key pair's private half (the public
+  half is registered with the stand-in), ``RJ_SNOWFLAKE_SQL_API_URL`` and a ``PYTHONPATH`` entry
+  whose ``sitecustomize`` routes ``*.snowflakecomputing.com`` to the stand-in
+  (:mod:`resumable_jobs.local.standins.snowflake_route`);
 * BigQuery: ``AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT`` with a generated service-account key whose
   ``token_uri`` is the stand-in (google-auth's real token refresh runs), and
   ``BIGQUERY_EMULATOR_HOST`` - the variable google-cloud-bigquery reads for its API endpoint; the
@@ -58,6 +62,7 @@ class StandinProcess(DaemonInTempDir):
         self.port: int | None = None
         self._process: subprocess.Popen | None = None
         self._service_account: dict[str, Any] | None = None
+        self._snowflake_env: dict[str, str] | None = None
 
 
     @property
@@ -131,5 +136,18 @@ class StandinProcess(DaemonInTempDir):
                 "AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT": json.dumps(connection),
                 "BIGQUERY_EMULATOR_HOST": self.url,
             }
-        raise ValueError(f"unknown stand-in {self.kind!r}")
+        if self.kind == "snowflake":
+            from resumable_jobs.local.standins import snowflake, snowflake_route
 
+            if self._snowflake_env is not None:  # one key pair per stand-in process
+                return dict(self._snowflake_env)
+            private, public = snowflake.key_pair()  # the user's key pair; the stand-in learns the public half
+            self._control("POST", "users", {"user": snowflake.USER, "public_key": public})
+            site = Path(snowflake.__file__).with_name("snowflake_site")
+            self._snowflake_env = {
+                "AIRFLOW_CONN_SNOWFLAKE_DEFAULT": json.dumps(snowflake.connection(private)),
+                snowflake_route.ENV: self.url,
+                "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p),
+            }
+            return dict(self._snowflake_env)
+        raise ValueError(f"unknown stand-in {self.kind!r}")

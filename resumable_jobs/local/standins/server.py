@@ -10,9 +10,13 @@ for the file), and answers two kinds of paths:
 
 * the service's own API, passed to the model's ``handle(method, path, body)`` (query parameters
   of a GET join the body, as the Databricks API reads them);
+  a model with ``handle_request(method, path, query, headers, body)`` gets the query parameters
+  and headers apart (the Snowflake SQL API reads ``requestId``/``retry`` and checks a JWT);
 * ``/_standin/...``, the control surface the crash suite uses: ``GET /_standin/jobs`` (every job
   with its state), ``POST /_standin/release`` (``{"id": ...}``: let a held job finish),
-  ``GET /_standin/requests`` (every API request with its time), ``GET /_standin/health``.
+  ``GET /_standin/requests`` (every API request with its time), ``GET /_standin/health``, and
+  whatever the model's own ``control(method, path, body)`` answers (Snowflake: registering a
+  user's public key).
 
 SIGTERM and SIGINT stop the server cleanly.
 
@@ -25,14 +29,16 @@ import json
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["KINDS", "build_model", "serve"]
+__all__ = ["KINDS", "build_model", "serve", "serve_in_thread"]
 
-KINDS = ("databricks", "bigquery")
+KINDS = ("databricks", "bigquery", "snowflake")
 
 
 def build_model(kind: str, *, hold_seconds: float | None) -> Any:
@@ -45,6 +51,10 @@ def build_model(kind: str, *, hold_seconds: float | None) -> Any:
         from resumable_jobs.local.standins.bigquery import BigQueryJobs
 
         return BigQueryJobs(hold_seconds=hold_seconds)
+    if kind == "snowflake":
+        from resumable_jobs.local.standins.snowflake import SnowflakeSqlApi
+
+        return SnowflakeSqlApi(hold_seconds=hold_seconds)
     raise ValueError(f"unknown stand-in {kind!r}; one of {KINDS}")
 
 
@@ -83,6 +93,9 @@ def _handler_for(model: Any, kind: str) -> type[BaseHTTPRequestHandler]:
                 return 200, {"requests": list(model.requests)}
             if method == "POST" and path == "/_standin/release":
                 return 200, {"released": model.release(body["id"])}
+            answered = model.control(method, path, body) if hasattr(model, "control") else None
+            if answered is not None:
+                return answered
             return 404, {"message": f"no control endpoint {method} {path}"}
 
         def _answer(self, method: str) -> None:
@@ -92,6 +105,9 @@ def _handler_for(model: Any, kind: str) -> type[BaseHTTPRequestHandler]:
                 body.update({key: values[-1] for key, values in parse_qs(parts.query).items()})
             if parts.path.startswith("/_standin/"):
                 status, answer = self._control(method, parts.path, body)
+            elif hasattr(model, "handle_request"):  # a model that reads query parameters and headers
+                query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
+                status, answer = model.handle_request(method, parts.path, query, dict(self.headers), body)
             else:
                 status, answer = model.handle(method, parts.path, body)
             self._send(status, answer)
@@ -129,3 +145,18 @@ def serve(kind: str, *, port_file: Path, hold_seconds: float | None) -> None:
         server.serve_forever(poll_interval=0.2)
     finally:
         server.server_close()
+
+
+@contextmanager
+def serve_in_thread(model: Any, kind: str) -> Iterator[str]:
+    """Serve ``model`` from a daemon thread of this process; yield its base URL (unit tests)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(model, kind))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

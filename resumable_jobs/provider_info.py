@@ -45,6 +45,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/spark.md",
         ["resumable_jobs.providers.spark.operator"],
     ),
+    "dbt Cloud": (
+        "https://docs.getdbt.com/docs/dbt-cloud-apis/overview",
+        "/docs/providers/dbt-cloud.md",
+        ["resumable_jobs.providers.dbt.operator"],
+    ),
 }
 
 #: integration name -> modules holding triggers of our own, which the triggerer loads by class path
@@ -67,6 +72,7 @@ _EXTRA_LINKS = [
     "resumable_jobs.providers.google.links.BigQueryJobLink",
     "resumable_jobs.providers.google.links.BigQueryTableLink",
     "resumable_jobs.providers.spark.links.SparkMasterUiLink",
+    "resumable_jobs.providers.dbt.links.DbtCloudRunJobOperatorLink",
 ]
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from resumable_jobs.providers.amazon import BatchOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+from resumable_jobs.providers.dbt import DbtCloudRunJobOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
@@ -43,6 +44,11 @@ OPERATORS = [
         lambda **kw: SparkSubmitOperator(task_id="t", application="job.py", **kw),
         "status_poll_interval",
         id="Spark",
+    ),
+    pytest.param(
+        lambda **kw: DbtCloudRunJobOperator(task_id="t", job_id=101, **kw),
+        "check_interval",
+        id="DbtCloudRunJob",
     ),
 ]
 

@@ -53,6 +53,12 @@ OPERATORS = [
         "airflow.providers.databricks.operators.databricks:DatabricksRunNowOperator",
         id="DatabricksRunNowOperator",
     ),
+    pytest.param(
+        "dbt-cloud",
+        "resumable_jobs.providers.dbt:DbtCloudRunJobOperator",
+        "airflow.providers.dbt.cloud.operators.dbt:DbtCloudRunJobOperator",
+        id="DbtCloudRunJobOperator",
+    ),
 ]
 
 
@@ -200,6 +206,7 @@ def _minimal(path: str) -> Any:
         "SparkSubmitOperator": {"application": "/apps/job.py"},
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
         "DatabricksRunNowOperator": {"job_id": 1},
+        "DbtCloudRunJobOperator": {"job_id": 1},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -224,6 +231,12 @@ RESOLVED_DEFAULTS = [
     ("resumable_jobs.providers.databricks:DatabricksRunNowOperator", "deferrable", lambda op: op.deferrable),
     (
         "resumable_jobs.providers.databricks:DatabricksRunNowOperator",
+        "openlineage_inject_parent_job_info",
+        lambda op: op.openlineage_inject_parent_job_info,
+    ),
+    ("resumable_jobs.providers.dbt:DbtCloudRunJobOperator", "deferrable", lambda op: op.deferrable),
+    (
+        "resumable_jobs.providers.dbt:DbtCloudRunJobOperator",
         "openlineage_inject_parent_job_info",
         lambda op: op.openlineage_inject_parent_job_info,
     ),

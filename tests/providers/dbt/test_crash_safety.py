@@ -252,3 +252,19 @@ def test_a_long_trigger_reason_is_cut_and_the_token_kept(dbt_cloud):
     (cause,) = dbt_cloud.causes()
     assert len(cause) <= 255 and cause.startswith("Nightly rebuild")
     assert token_in(cause) is not None and len(dbt_cloud.runs) == 1 and outcome.jobs == 1
+
+
+def test_with_openlineage_the_json_cause_carries_the_token_and_closes_the_window(dbt_cloud, openlineage_enabled):
+    import json
+
+    from tests.providers.lineage import LineageTaskInstance, is_uuid
+
+    ti = LineageTaskInstance(max_tries=1, dag_id="etl", task_id="transform")
+    outcome = run_crash_scenario(
+        lambda: run_job(openlineage_inject_parent_job_info=True), CrashPoint.AFTER_SUBMIT, ti=ti
+    )
+
+    (cause,) = dbt_cloud.causes()
+    parsed = json.loads(cause)
+    assert is_uuid(parsed["parent"]["run"]["runId"]) and token_in(cause) == parsed["airflow_rj_token"]
+    assert len(cause) <= 255 and len(dbt_cloud.runs) == 1 and outcome.jobs == 1

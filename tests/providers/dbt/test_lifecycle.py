@@ -30,3 +30,12 @@ def test_runs_are_cancelled_exactly_where_the_lifecycle_table_says(long_runs, du
 def test_cancel_on_worker_shutdown_restores_the_cancel_on_sigterm(long_runs):
     outcome = run_lifecycle_case(lambda: run_job(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
     assert long_runs.cancels == [outcome.job_id]
+
+
+def test_a_clear_runs_one_new_run_under_both_clear_behaviours(long_runs):
+    """Issue 25: clearing keeps task_state_store or discards it; a running run is cancelled, never reused."""
+    from resumable_jobs.testing import assert_clear_semantics
+
+    outcomes = assert_clear_semantics(lambda: run_job())
+    assert long_runs.cancels == [o.first_job for o in outcomes if o.while_running]
+    assert all(long_runs.runs[o.last_job].status == 10 for o in outcomes)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import time
 from functools import cached_property
@@ -250,25 +251,26 @@ class DbtCloudRunJobOperator(ResumableJobMixin, BaseOperator):
         from airflow.providers.dbt.cloud.triggers.dbt import DbtCloudRunJobTrigger
 
         now = time.time()
+        arguments: dict[str, Any] = {
+            "conn_id": self.dbt_cloud_conn_id,
+            "run_id": external_id,
+            "end_time": now + self.timeout,
+            "account_id": self.account_id,
+            "poll_interval": self.check_interval,
+            "hook_params": self.hook_params,
+        }
         execution_timeout = getattr(self, "execution_timeout", None)
-        return DbtCloudRunJobTrigger(
-            conn_id=self.dbt_cloud_conn_id,
-            run_id=external_id,
-            end_time=now + self.timeout,
-            execution_deadline=now + execution_timeout.total_seconds() if execution_timeout else None,
-            account_id=self.account_id,
-            poll_interval=self.check_interval,
-            hook_params=self.hook_params,
-        )
+        if execution_timeout and "execution_deadline" in inspect.signature(DbtCloudRunJobTrigger).parameters:
+            arguments["execution_deadline"] = now + execution_timeout.total_seconds()  # dbt-cloud >= 4.x
+        return DbtCloudRunJobTrigger(**arguments)
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Resume from ``DbtCloudRunJobTrigger``'s event (or the mixin's own event shape)."""
         if not isinstance(event, dict) or "external_id" in event or "run_id" not in event:
             return super().execute_complete(context, event)
-        from airflow.providers.dbt.cloud.hooks.dbt import validate_execute_complete_event
-
-        event = validate_execute_complete_event(event)
-        run_id, outcome = event["run_id"], event["status"]
+        run_id, outcome = event["run_id"], event.get("status")
+        if outcome not in ("success", "timeout", *_FAILED_EVENTS):
+            raise ExternalJobFailed(f"Unexpected event from the dbt Cloud trigger for run {run_id}: {event!r}")
         if outcome == "success":
             return super().execute_complete(context, {"status": "success", "external_id": run_id, "message": ""})
         if outcome == "timeout":
@@ -315,14 +317,17 @@ class DbtCloudRunJobOperator(ResumableJobMixin, BaseOperator):
             self.trigger_reason = f"Triggered via Apache Airflow by task {self.task_id!r} in the {self.dag_id} DAG."
         token = self.submission_token or ""
         if self.openlineage_inject_parent_job_info:
-            from airflow.providers.dbt.cloud.utils.openlineage import (
-                inject_parent_job_information_into_dbt_cloud_cause,
-            )
-
-            injected = inject_parent_job_information_into_dbt_cloud_cause(self.trigger_reason, context["ti"])
-            with_token = cause.lineage_cause_with_token(injected, token) if injected else None
-            if with_token is not None:
-                return with_token
+            try:
+                from airflow.providers.dbt.cloud.utils.openlineage import (
+                    inject_parent_job_information_into_dbt_cloud_cause,
+                )
+            except ImportError:
+                self.log.warning("This dbt Cloud provider cannot put OpenLineage parent information into the cause")
+            else:
+                injected = inject_parent_job_information_into_dbt_cloud_cause(self.trigger_reason, context["ti"])
+                with_token = cause.lineage_cause_with_token(injected, token) if injected else None
+                if with_token is not None:
+                    return with_token
         return cause.cause_with_token(self.trigger_reason, token)
 
     def _newest_active_run(self, job_id: Any) -> dict[str, Any] | None:
@@ -351,8 +356,11 @@ class DbtCloudRunJobOperator(ResumableJobMixin, BaseOperator):
         return self._run_urls.get(run_id)
 
     def _log_failure_details(self, run_id: Any) -> None:
+        log_details = getattr(self.hook, "log_job_run_failure_details", None)  # dbt-cloud provider >= 4.x
+        if log_details is None:
+            return
         try:
-            self.hook.log_job_run_failure_details(run_id=int(run_id), account_id=self.account_id)
+            log_details(run_id=int(run_id), account_id=self.account_id)
         except Exception as err:  # noqa: BLE001 - the failure itself is what the task reports
             self.log.warning("Could not read the failure details of dbt Cloud run %s: %s", run_id, err)
 

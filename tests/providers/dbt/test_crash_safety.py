@@ -268,3 +268,10 @@ def test_with_openlineage_the_json_cause_carries_the_token_and_closes_the_window
     parsed = json.loads(cause)
     assert is_uuid(parsed["parent"]["run"]["runId"]) and token_in(cause) == parsed["airflow_rj_token"]
     assert len(cause) <= 255 and len(dbt_cloud.runs) == 1 and outcome.jobs == 1
+
+
+def test_an_event_the_trigger_never_sends_fails_the_try_loudly(dbt_cloud):
+    with pytest.raises(ExternalJobFailed, match="Unexpected event"):
+        run_job(deferrable=True).execute_complete(
+            make_context(InMemoryTaskStateStore(), FakeTaskInstance()), event={"status": "weird", "run_id": 1}
+        )

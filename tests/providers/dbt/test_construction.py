@@ -71,3 +71,17 @@ def test_a_wrong_token_is_refused_by_the_stand_in_as_dbt_cloud_does(dbt_cloud, m
     with pytest.raises(Exception, match="401"):
         run_try(run_job(durable=False), make_context(None, FakeTaskInstance()))
     assert dbt_cloud.runs == {}
+
+
+def test_the_link_shows_the_url_the_try_pushed(monkeypatch):
+    from airflow.sdk.execution_time.xcom import XCom
+
+    asked = []
+
+    def get_value(*, ti_key, key):
+        asked.append(key)
+        return "https://cloud.getdbt.com/deploy/4242/projects/1/runs/70001/"
+
+    monkeypatch.setattr(XCom, "get_value", staticmethod(get_value))
+    url = DbtCloudRunJobOperatorLink().get_link(DbtCloudRunJobOperator(task_id="t", job_id=1), ti_key=object())
+    assert url.endswith("/runs/70001/") and asked == ["job_run_url"]

@@ -35,6 +35,7 @@ FAMILIES = [
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
     ("Snowflake", "resumable_jobs.providers.snowflake", "airflow.providers.snowflake.operators.snowflake"),
+    ("dbt Cloud", "resumable_jobs.providers.dbt", "airflow.providers.dbt.cloud.operators.dbt"),
 ]
 
 

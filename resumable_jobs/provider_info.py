@@ -50,6 +50,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/snowflake.md",
         ["resumable_jobs.providers.snowflake.sql_api"],
     ),
+    "dbt Cloud": (
+        "https://docs.getdbt.com/docs/dbt-cloud-apis/overview",
+        "/docs/providers/dbt-cloud.md",
+        ["resumable_jobs.providers.dbt.operator"],
+    ),
 }
 
 #: integration name -> modules holding triggers of our own, which the triggerer loads by class path
@@ -73,6 +78,7 @@ _EXTRA_LINKS = [
     "resumable_jobs.providers.google.links.BigQueryJobLink",
     "resumable_jobs.providers.google.links.BigQueryTableLink",
     "resumable_jobs.providers.spark.links.SparkMasterUiLink",
+    "resumable_jobs.providers.dbt.links.DbtCloudRunJobOperatorLink",
 ]
 
 

@@ -27,6 +27,7 @@ OPERATORS = {
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
     "resumable_jobs.providers.snowflake.sql_api": "SnowflakeSqlApiOperator",
+    "resumable_jobs.providers.dbt.operator": "DbtCloudRunJobOperator",
 }
 
 
@@ -74,7 +75,14 @@ def test_airflow_providers_triggers_lists_the_spark_triggers():
 def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
     (info,) = _airflow_json("providers", "get", PACKAGE, "--full")
     integrations = {i["integration-name"]: i for i in info["integrations"]}
-    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark", "Snowflake"}
+    assert set(integrations) == {
+        "Databricks",
+        "AWS Batch",
+        "Google BigQuery",
+        "Apache Spark",
+        "Snowflake",
+        "dbt Cloud",
+    }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)
     for entry in [*info["operators"], *info["triggers"]]:

@@ -59,8 +59,11 @@ def http_json(
     *,
     timeout: float = 30.0,
     headers: dict[str, str] | None = None,
+    context: Any = None,
 ) -> Any:
     """Send ``body`` as JSON (when given), return the decoded JSON answer (None when empty).
+
+    ``context``: an ``ssl.SSLContext`` for an https stand-in whose certificate is not a public one.
 
     Raises :class:`HttpError` for an HTTP error status and ``OSError`` when nothing answers.
     """
@@ -72,7 +75,7 @@ def http_json(
     for key, value in (headers or {}).items():
         request.add_header(key, value)
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
+        with urllib.request.urlopen(request, timeout=timeout, context=context) as response:
             raw = response.read()
     except urllib.error.HTTPError as error:
         raise HttpError(error.code, url, error.read().decode(errors="replace")) from None

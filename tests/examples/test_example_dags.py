@@ -17,6 +17,7 @@ ALWAYS = {
     "example_databricks_run_now_durable",
     "example_batch_job_durable",
     "example_bigquery_insert_job_durable",
+    "example_dbt_cloud_run_job_durable",
     "example_choice_triggerer_deferrable",
     "example_choice_no_triggerer_durable_sync",
     "example_choice_long_job_submit_and_sensor",

@@ -108,3 +108,64 @@ def test_snowflake_statements_through_the_routed_hook_in_another_process():
         assert (request["handles"], request["state"]) == (seen["handles"], "RUNNING")
         assert snowflake.release(seen["handles"][1])
         assert snowflake.jobs()[0]["state"] == "SUCCESS"
+DBT_CLOUD_PROBE = """
+import asyncio, json
+from airflow.providers.dbt.cloud.hooks.dbt import DbtCloudHook
+from airflow.providers.dbt.cloud.triggers.dbt import DbtCloudRunJobTrigger
+
+hook = DbtCloudHook()
+run = hook.trigger_job_run(job_id=101, cause="probe [airflow-rj:g1-abc]").json()["data"]
+status_before = hook.get_job_run_status(run["id"])
+listed = hook.get_job_runs(payload={"job_definition_id": 101, "order_by": "-id", "include_related": ["trigger"]})
+job = hook.get_job_by_name(project_name="analytics", environment_name="production", job_name="nightly")
+
+async def first_event():
+    trigger = DbtCloudRunJobTrigger(conn_id="dbt_cloud_default", run_id=run["id"], end_time=1e12,
+                                    poll_interval=0.2, account_id=None)
+    async for event in trigger.run():
+        return event.payload
+
+print(json.dumps({"run": run["id"], "status": status_before, "job": job["id"],
+                  "causes": [r["trigger"]["cause"] for r in listed.json()["data"]]}))
+print(json.dumps(asyncio.run(first_event())))
+"""
+
+
+def test_dbt_cloud_runs_over_tls_through_the_real_hook_and_trigger_in_another_process():
+    import json
+    import subprocess
+    import sys
+    import threading
+
+    from resumable_jobs.local.net import wait_until
+
+    with StandinProcess("dbt_cloud", hold_seconds=120) as standin:
+        env = {**os.environ, **standin.airflow_env()}
+        probe = subprocess.Popen(
+            [sys.executable, "-c", DBT_CLOUD_PROBE], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+
+        def release_when_the_trigger_runs() -> None:  # the trigger waits for the held run
+            wait_until(
+                lambda: any("/projects/" in r["path"] for r in standin.requests()),  # after the sync reads
+                timeout=120,
+                what="the probe's sync calls",
+                interval=0.2,
+            )
+            standin.release(standin.jobs()[0]["id"])
+
+        releaser = threading.Thread(target=release_when_the_trigger_runs)
+        releaser.start()
+        out, err = probe.communicate(timeout=300)
+        releaser.join(timeout=30)
+        assert probe.returncode == 0, err[-3000:]
+        first, event = (json.loads(line) for line in out.splitlines() if line.startswith("{"))
+        assert first["status"] == 3 and first["job"] == 101  # held RUNNING; names resolved over v3 + v2
+        assert first["causes"] == ["probe [airflow-rj:g1-abc]"]
+        assert event == {
+            "status": "success",
+            "message": f"Job run {first['run']} has completed successfully.",
+            "run_id": first["run"],
+        }
+        assert [(j["id"], j["state"]) for j in standin.jobs()] == [(first["run"], "SUCCESS")]
+        assert standin.url.startswith("https://")

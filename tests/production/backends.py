@@ -3,7 +3,7 @@
 A scenario asks a backend three things: which jobs exist (so it can count the ones its run
 started and read their end states), how to let a held job finish, and what the operator logs
 while it polls one. Spark is the real local standalone cluster, AWS Batch is moto_server,
-Databricks and BigQuery are the HTTP stand-ins in processes of their own.
+Databricks, BigQuery and dbt Cloud are the HTTP stand-ins in processes of their own.
 """
 
 from __future__ import annotations
@@ -112,6 +112,18 @@ class BigQueryBackend(StandinBackend):
 
     def poll_line(self, job: Job) -> str:
         return f"BigQuery job {job.id} is RUNNING; checking again"
+
+
+class DbtCloudBackend(StandinBackend):
+    name = "dbt_cloud"
+    succeeded = "SUCCESS"
+    cancelled = frozenset({"CANCELLED"})
+
+    def jobs(self) -> list[Job]:
+        return [Job(run["id"], run["state"]) for run in self.standin.jobs()]
+
+    def poll_line(self, job: Job) -> str:
+        return f"dbt Cloud run {job.id} is RUNNING; checking again"
 
 
 class BatchBackend(Backend):

@@ -21,7 +21,14 @@ from pathlib import Path
 import pytest
 
 from resumable_jobs.local.topologies import TOPOLOGIES
-from tests.production.backends import BatchBackend, BigQueryBackend, DatabricksBackend, SnowflakeBackend, SparkBackend
+from tests.production.backends import (
+    BatchBackend,
+    BigQueryBackend,
+    DatabricksBackend,
+    DbtCloudBackend,
+    SnowflakeBackend,
+    SparkBackend,
+)
 from tests.production.drill import Drill
 
 HERE = Path(__file__).resolve().parent
@@ -42,6 +49,8 @@ DAG_IDS = (
     "prod_batch_submit_and_sensor",
     "prod_snowflake_sync",
     "prod_snowflake_deferrable",
+    "prod_dbt_cloud_sync",
+    "prod_dbt_cloud_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -99,13 +108,30 @@ def snowflake_standin():
 
 
 @pytest.fixture(scope="session")
+def dbt_cloud_standin():
+    from resumable_jobs.local.standins.process import StandinProcess
+
+    with StandinProcess("dbt_cloud", hold_seconds=300) as standin:
+        yield standin
+
+
+@pytest.fixture(scope="session")
 def release_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("release")
 
 
 # ----------------------------------------------------------------------- deployments
 @pytest.fixture(scope="session", params=TOPOLOGIES)
-def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_standin, snowflake_standin, release_dir):
+def airflow(
+    request,
+    spark_cluster,
+    moto_server,
+    databricks_standin,
+    bigquery_standin,
+    snowflake_standin,
+    dbt_cloud_standin,
+    release_dir,
+):
     """A running deployment of the requested topology (shared by every test of that topology)."""
     from resumable_jobs.local.topologies import deployment
 
@@ -115,6 +141,7 @@ def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_st
         **databricks_standin.airflow_env(),
         **bigquery_standin.airflow_env(),
         **snowflake_standin.airflow_env(),
+        **dbt_cloud_standin.airflow_env(),  # also REQUESTS_CA_BUNDLE / SSL_CERT_FILE: public roots + its cert
         "RJ_PROD_SPARK_APP": str(DAGS / "apps" / "hold_app.py"),
         "RJ_PROD_UNREACHABLE_REST_URL": _unreachable_url(),
         "RJ_PROD_BATCH_QUEUE": moto_server.job_queue,
@@ -148,6 +175,8 @@ def backend(request, spark_cluster, release_dir):
         return BatchBackend(request.getfixturevalue("moto_server"))
     if name == "snowflake":
         return SnowflakeBackend(request.getfixturevalue("snowflake_standin"))
+    if name == "dbt_cloud":
+        return DbtCloudBackend(request.getfixturevalue("dbt_cloud_standin"))
     raise ValueError(name)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from resumable_jobs.providers.amazon import BatchOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
+from resumable_jobs.providers.dbt import DbtCloudRunJobOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.providers.snowflake import SnowflakeSqlApiOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
@@ -49,6 +50,11 @@ OPERATORS = [
         lambda **kw: SnowflakeSqlApiOperator(task_id="t", sql="SELECT 1", **kw),
         "poll_interval",
         id="SnowflakeSqlApi",
+    ),
+    pytest.param(
+        lambda **kw: DbtCloudRunJobOperator(task_id="t", job_id=101, **kw),
+        "check_interval",
+        id="DbtCloudRunJob",
     ),
 ]
 

@@ -59,6 +59,12 @@ OPERATORS = [
         "airflow.providers.snowflake.operators.snowflake:SnowflakeSqlApiOperator",
         id="SnowflakeSqlApiOperator",
     ),
+    pytest.param(
+        "dbt-cloud",
+        "resumable_jobs.providers.dbt:DbtCloudRunJobOperator",
+        "airflow.providers.dbt.cloud.operators.dbt:DbtCloudRunJobOperator",
+        id="DbtCloudRunJobOperator",
+    ),
 ]
 
 
@@ -207,6 +213,7 @@ def _minimal(path: str) -> Any:
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
         "DatabricksRunNowOperator": {"job_id": 1},
         "SnowflakeSqlApiOperator": {"sql": "SELECT 1"},
+        "DbtCloudRunJobOperator": {"job_id": 1},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -235,6 +242,12 @@ RESOLVED_DEFAULTS = [
         lambda op: op.openlineage_inject_parent_job_info,
     ),
     ("resumable_jobs.providers.snowflake:SnowflakeSqlApiOperator", "deferrable", lambda op: op.deferrable),
+    ("resumable_jobs.providers.dbt:DbtCloudRunJobOperator", "deferrable", lambda op: op.deferrable),
+    (
+        "resumable_jobs.providers.dbt:DbtCloudRunJobOperator",
+        "openlineage_inject_parent_job_info",
+        lambda op: op.openlineage_inject_parent_job_info,
+    ),
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

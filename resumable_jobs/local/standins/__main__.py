@@ -1,6 +1,6 @@
 """``python -m resumable_jobs.local.standins KIND --port-file PATH [--hold-seconds N]``.
 
-Runs one stand-in (``databricks``, ``bigquery`` or ``snowflake``) in the foreground; see
+Runs one stand-in (``databricks``, ``bigquery``, ``snowflake`` or ``dbt_cloud``) in the foreground; see
 :mod:`resumable_jobs.local.standins.server`. Started and stopped by
 :class:`resumable_jobs.local.standins.process.StandinProcess`.
 """
@@ -23,8 +23,15 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="keep new jobs RUNNING this long unless released (default: finish after a few reads)",
     )
+    parser.add_argument("--tls-cert", type=Path, default=None, help="serve https with this certificate (PEM)")
+    parser.add_argument("--tls-key", type=Path, default=None, help="the certificate's key (PEM)")
     args = parser.parse_args(argv)
-    serve(args.kind, port_file=args.port_file, hold_seconds=args.hold_seconds)
+    tls = None
+    if args.tls_cert is not None:
+        from resumable_jobs.local.tls import LocalCertificate
+
+        tls = LocalCertificate(args.tls_cert, args.tls_key).server_context()
+    serve(args.kind, port_file=args.port_file, hold_seconds=args.hold_seconds, tls=tls)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,11 @@ control surface over HTTP. :meth:`StandinProcess.airflow_env` gives:
 * BigQuery: ``AIRFLOW_CONN_GOOGLE_CLOUD_DEFAULT`` with a generated service-account key whose
   ``token_uri`` is the stand-in (google-auth's real token refresh runs), and
   ``BIGQUERY_EMULATOR_HOST`` - the variable google-cloud-bigquery reads for its API endpoint; the
-  upstream trigger polls through the same client library, so both reach the stand-in.
+  upstream trigger polls through the same client library, so both reach the stand-in;
+* dbt Cloud: ``AIRFLOW_CONN_DBT_CLOUD_DEFAULT`` - tenant ``127.0.0.1:<port>``, the stand-in's
+  account id and token - and ``REQUESTS_CA_BUNDLE`` / ``SSL_CERT_FILE`` naming a bundle of the
+  public roots plus the certificate generated for this stand-in: the hook only builds
+  ``https://`` URLs, so this stand-in speaks TLS (its control surface too).
 
 What it does not do: it never contacts the real services; the key it generates is useless outside.
 """
@@ -64,12 +68,13 @@ class StandinProcess(DaemonInTempDir):
         self._service_account: dict[str, Any] | None = None
         self._snowflake_env: dict[str, str] | None = None
 
+        self._certificate: Any = None
 
     @property
     def url(self) -> str:
         if self.port is None:
             raise RuntimeError(f"the {self.kind} stand-in is not started")
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self._certificate else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def pid(self) -> int | None:
@@ -81,6 +86,13 @@ class StandinProcess(DaemonInTempDir):
         argv = [self.python, "-m", "resumable_jobs.local.standins", self.kind, "--port-file", str(port_file)]
         if self.hold_seconds is not None:
             argv += ["--hold-seconds", str(self.hold_seconds)]
+        from resumable_jobs.local.standins.server import TLS_KINDS
+
+        if self.kind in TLS_KINDS:
+            from resumable_jobs.local.tls import LocalCertificate
+
+            self._certificate = LocalCertificate.create(self.base_dir / "tls")
+            argv += ["--tls-cert", str(self._certificate.cert_file), "--tls-key", str(self._certificate.key_file)]
         self._process = start_group(argv, env=dict(os.environ), log_path=self.base_dir / "standin.log")
 
         def check() -> None:
@@ -97,7 +109,8 @@ class StandinProcess(DaemonInTempDir):
 
     # ------------------------------------------------------------------ control surface
     def _control(self, method: str, what: str, body: Any = None) -> Any:
-        return http_json(method, f"{self.url}/_standin/{what}", body, timeout=10)
+        context = self._certificate.client_context() if self._certificate else None
+        return http_json(method, f"{self.url}/_standin/{what}", body, timeout=10, context=context)
 
     def jobs(self) -> list[dict[str, Any]]:
         """Every job the stand-in received, oldest first: ``id``, ``state``, result or error, times."""
@@ -150,4 +163,20 @@ class StandinProcess(DaemonInTempDir):
                 "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p),
             }
             return dict(self._snowflake_env)
+        if self.kind == "dbt_cloud":
+            from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, API_TOKEN
+
+            assert self.base_dir is not None and self._certificate is not None, "the stand-in is not started"
+            bundle = self._certificate.bundle(self.base_dir / "tls" / "ca-bundle.pem")
+            connection = {
+                "conn_type": "dbt_cloud",
+                "host": f"127.0.0.1:{self.port}",
+                "login": str(ACCOUNT_ID),
+                "password": API_TOKEN,
+            }
+            return {
+                "AIRFLOW_CONN_DBT_CLOUD_DEFAULT": json.dumps(connection),
+                "REQUESTS_CA_BUNDLE": str(bundle),
+                "SSL_CERT_FILE": str(bundle),
+            }
         raise ValueError(f"unknown stand-in {self.kind!r}")

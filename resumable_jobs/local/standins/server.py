@@ -18,9 +18,12 @@ for the file), and answers two kinds of paths:
   whatever the model's own ``control(method, path, body)`` answers (Snowflake: registering a
   user's public key).
 
-SIGTERM and SIGINT stop the server cleanly.
+SIGTERM and SIGINT stop the server cleanly. A model with an ``authorize(headers)`` method checks
+credentials before its API answers (dbt Cloud's token). Kinds in :data:`TLS_KINDS` are served over
+TLS with a certificate the starter generated (:mod:`resumable_jobs.local.tls`).
+:func:`serve_in_thread` serves a model from a thread of the calling process, for unit tests.
 
-What it does not do: TLS, authentication, or any path the model does not know (404).
+What it does not do: client certificates, or any path the model does not know (404).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,9 +40,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-__all__ = ["KINDS", "build_model", "serve", "serve_in_thread"]
+__all__ = ["KINDS", "TLS_KINDS", "build_model", "serve", "serve_in_thread"]
 
-KINDS = ("databricks", "bigquery", "snowflake")
+KINDS = ("databricks", "bigquery", "snowflake", "dbt_cloud")
+#: Kinds whose clients only speak https (the dbt Cloud hook builds ``https://`` URLs): served over TLS.
+TLS_KINDS = ("dbt_cloud",)
 
 
 def build_model(kind: str, *, hold_seconds: float | None) -> Any:
@@ -55,6 +61,10 @@ def build_model(kind: str, *, hold_seconds: float | None) -> Any:
         from resumable_jobs.local.standins.snowflake import SnowflakeSqlApi
 
         return SnowflakeSqlApi(hold_seconds=hold_seconds)
+    if kind == "dbt_cloud":
+        from resumable_jobs.local.standins.dbt_cloud import DbtCloudAccount
+
+        return DbtCloudAccount(hold_seconds=hold_seconds)
     raise ValueError(f"unknown stand-in {kind!r}; one of {KINDS}")
 
 
@@ -108,6 +118,8 @@ def _handler_for(model: Any, kind: str) -> type[BaseHTTPRequestHandler]:
             elif hasattr(model, "handle_request"):  # a model that reads query parameters and headers
                 query = {key: values[-1] for key, values in parse_qs(parts.query).items()}
                 status, answer = model.handle_request(method, parts.path, query, dict(self.headers), body)
+            elif hasattr(model, "authorize") and (denied := model.authorize(self.headers)) is not None:
+                status, answer = denied  # a model that checks credentials (dbt Cloud's token)
             else:
                 status, answer = model.handle(method, parts.path, body)
             self._send(status, answer)
@@ -124,11 +136,10 @@ def _handler_for(model: Any, kind: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def serve(kind: str, *, port_file: Path, hold_seconds: float | None) -> None:
-    """Serve a fresh ``kind`` model until SIGTERM or SIGINT."""
+def serve(kind: str, *, port_file: Path, hold_seconds: float | None, tls: ssl.SSLContext | None = None) -> None:
+    """Serve a fresh ``kind`` model until SIGTERM or SIGINT (over TLS when ``tls`` is given)."""
     model = build_model(kind, hold_seconds=hold_seconds)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(model, kind))
-    server.daemon_threads = True
+    server = _server(model, kind, tls)
     stopping = threading.Event()
 
     def stop(signum: int, frame: Any) -> None:
@@ -147,16 +158,24 @@ def serve(kind: str, *, port_file: Path, hold_seconds: float | None) -> None:
         server.server_close()
 
 
-@contextmanager
-def serve_in_thread(model: Any, kind: str) -> Iterator[str]:
-    """Serve ``model`` from a daemon thread of this process; yield its base URL (unit tests)."""
+def _server(model: Any, kind: str, tls: ssl.SSLContext | None) -> ThreadingHTTPServer:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(model, kind))
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
+    if tls is not None:
+        # the handshake happens in the request's thread, never in the accepting one
+        server.socket = tls.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
+    return server
+
+
+@contextmanager
+def serve_in_thread(model: Any, kind: str, *, tls: ssl.SSLContext | None = None) -> Iterator[str]:
+    """Serve ``model`` from a thread of this process; yield its base URL (for unit tests)."""
+    server = _server(model, kind, tls)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
-        thread.join(timeout=10)
+        thread.join(timeout=5)

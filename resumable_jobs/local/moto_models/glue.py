@@ -21,6 +21,10 @@ Which behaviour comes from where (moto 5.2.5, ``moto/glue/models.py``; the AWS G
     the list and its fields, not the codes: ``EntityNotFoundException`` and
     ``InvalidInputException`` are this model's choice). An unknown job name raises
     EntityNotFoundException, as every Glue job call does.
+  - ``UpdateJob`` (moto does not implement it; upstream's hook calls it with
+    ``update_config=True``): the job's definition takes the ``JobUpdate`` fields, those left out
+    are reset (AWS: "unspecified configuration is removed or reset to default values"), and the
+    answer is ``{"JobName": ...}``. Tags are not part of it (TagResource, as on AWS).
   - Concurrency counts every run that has not finished (STARTING, RUNNING, STOPPING, WAITING),
     not only STARTING and RUNNING: a run being stopped still holds its slot until it is STOPPED.
   - **Held runs** (a test device, not an AWS behaviour): while the state manager's transition for
@@ -84,6 +88,8 @@ def install() -> None:
     _patch_concurrency(FakeJob)
     GlueBackend.batch_stop_job_run = _backend_batch_stop_job_run
     GlueResponse.batch_stop_job_run = _response_batch_stop_job_run
+    GlueBackend.update_job = _backend_update_job
+    GlueResponse.update_job = _response_update_job
     moto_api_urls.url_paths["{0}" + RELEASE_ROUTE] = _release_route
     setattr(FakeJobRun, _INSTALLED, True)
 
@@ -203,6 +209,49 @@ def _response_batch_stop_job_run(self: Any) -> Any:
         self._get_param("JobName"), list(self._get_param("JobRunIds") or [])
     )
     return ActionResult({"SuccessfulSubmissions": stopped, "Errors": errors})
+
+
+# ---------------------------------------------------------------- UpdateJob
+#: JobUpdate field -> FakeJob attribute, and the value a field left out is reset to.
+_JOB_UPDATE_FIELDS = {
+    "Description": ("description", None),
+    "LogUri": ("log_uri", None),
+    "Role": ("role", None),
+    "ExecutionProperty": ("execution_property", {}),
+    "Command": ("command", None),
+    "DefaultArguments": ("default_arguments", {}),
+    "NonOverridableArguments": ("non_overridable_arguments", None),
+    "Connections": ("connections", None),
+    "MaxRetries": ("max_retries", None),
+    "AllocatedCapacity": ("allocated_capacity", None),
+    "Timeout": ("timeout", None),
+    "MaxCapacity": ("max_capacity", None),
+    "WorkerType": ("worker_type", None),
+    "NumberOfWorkers": ("number_of_workers", None),
+    "SecurityConfiguration": ("security_configuration", None),
+    "NotificationProperty": ("notification_property", None),
+    "GlueVersion": ("glue_version", None),
+    "CodeGenConfigurationNodes": ("code_gen_configuration_nodes", None),
+    "ExecutionClass": ("execution_class", "STANDARD"),
+    "SourceControlDetails": ("source_control_details", None),
+}
+
+
+def _backend_update_job(self: Any, name: str, job_update: dict[str, Any]) -> str:
+    from moto.core.utils import utcnow
+
+    job = self.get_job(name)  # EntityNotFoundException for an unknown job, as AWS
+    for field, (attribute, reset) in _JOB_UPDATE_FIELDS.items():
+        setattr(job, attribute, job_update.get(field, reset))
+    job.last_modified_on = utcnow()
+    return name
+
+
+def _response_update_job(self: Any) -> Any:
+    from moto.core.responses import ActionResult
+
+    name = self.glue_backend.update_job(self._get_param("JobName"), self._get_param("JobUpdate") or {})
+    return ActionResult({"JobName": name})
 
 
 # ---------------------------------------------------------------- the release route (moto_server)

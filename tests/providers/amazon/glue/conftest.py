@@ -10,8 +10,6 @@
   ``job_complete`` waiter synchronously and fires the same events (``{"status": "success",
   "run_id": ...}`` / ``{"status": "error", "message": ..., "run_id": ...}``). The real trigger is
   exercised against moto_server in ``test_glue_moto_server.py``.
-
-Imported by the Glue test modules (not a conftest, so the Batch tests' conftest stays as it is).
 """
 
 from __future__ import annotations
@@ -98,10 +96,9 @@ def moto_glue(aws_env):
 @pytest.fixture
 def glue_trigger_in_process(monkeypatch):
     """Let ``GlueJobCompleteTrigger`` fire without aiobotocore (see the module docstring)."""
-    from botocore.exceptions import WaiterError
-
     from airflow.providers.amazon.aws.triggers.glue import GlueJobCompleteTrigger
     from airflow.triggers.base import TriggerEvent
+    from botocore.exceptions import WaiterError
 
     async def run(self):
         waiter = self.hook().get_waiter(self.waiter_name)

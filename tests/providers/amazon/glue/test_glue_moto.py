@@ -14,27 +14,14 @@ import pytest
 
 from resumable_jobs import ExternalJobFailed
 from resumable_jobs.providers.amazon import GlueJobOperator
-from resumable_jobs.providers.amazon.glue_lookup import TOKEN_ARGUMENT, UPSTREAM_TASK_UUID_ARGUMENT
+from resumable_jobs.providers.amazon.glue_lookup import TOKEN_ARGUMENT
 from resumable_jobs.testing import (
-    DEFERRABLE_POINTS,
-    SUBMIT_ONLY_POINTS,
-    SYNC_POINTS,
-    CrashPoint,
     FakeTaskInstance,
     InMemoryTaskStateStore,
-    assert_crash_safe,
     make_context,
-    run_crash_scenario,
     run_try,
 )
-from tests.providers.amazon.glue_fixtures import (  # noqa: F401 - fixtures
-    JOB,
-    REGION,
-    ROLE_ARN,
-    SCRIPT,
-    glue_trigger_in_process,
-    moto_glue,
-)
+from tests.providers.amazon.glue.conftest import JOB, REGION, ROLE_ARN, SCRIPT
 
 ID_KEY = "glue_job_run_id"
 

@@ -51,6 +51,11 @@ class MotoGlue:
     def state(self, run_id: str) -> str:
         return self.client.get_job_run(JobName=self.job_name, RunId=run_id)["JobRun"]["JobRunState"]
 
+    def settled_state(self, run_id: str) -> str:
+        """The run's state once a stop went through (a stopped run reads STOPPING once, then STOPPED)."""
+        state = self.state(run_id)
+        return self.state(run_id) if state == "STOPPING" else state
+
     def hold(self) -> None:
         from resumable_jobs.local.moto_models import glue
 

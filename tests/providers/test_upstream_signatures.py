@@ -53,6 +53,12 @@ OPERATORS = [
         "airflow.providers.databricks.operators.databricks:DatabricksRunNowOperator",
         id="DatabricksRunNowOperator",
     ),
+    pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:GlueJobOperator",
+        "airflow.providers.amazon.aws.operators.glue:GlueJobOperator",
+        id="GlueJobOperator",
+    ),
 ]
 
 
@@ -200,6 +206,7 @@ def _minimal(path: str) -> Any:
         "SparkSubmitOperator": {"application": "/apps/job.py"},
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
         "DatabricksRunNowOperator": {"job_id": 1},
+        "GlueJobOperator": {},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -227,6 +234,15 @@ RESOLVED_DEFAULTS = [
         "openlineage_inject_parent_job_info",
         lambda op: op.openlineage_inject_parent_job_info,
     ),
+    *[
+        ("resumable_jobs.providers.amazon:GlueJobOperator", name, lambda op, name=name: getattr(op, name))
+        for name in (
+            "deferrable",
+            "wait_for_completion",
+            "openlineage_inject_parent_job_info",
+            "openlineage_inject_transport_info",
+        )
+    ],
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

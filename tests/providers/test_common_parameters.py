@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-from resumable_jobs.providers.amazon import BatchOperator
+from resumable_jobs.providers.amazon import BatchOperator, GlueJobOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
@@ -43,6 +43,11 @@ OPERATORS = [
         lambda **kw: SparkSubmitOperator(task_id="t", application="job.py", **kw),
         "status_poll_interval",
         id="Spark",
+    ),
+    pytest.param(
+        lambda **kw: GlueJobOperator(task_id="t", script_location="s3://b/etl.py", **kw),
+        "job_poll_interval",
+        id="Glue",
     ),
 ]
 

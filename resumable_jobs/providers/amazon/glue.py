@@ -262,24 +262,31 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         )
 
     def _s3_script_location(self) -> str | None:
+        """Where the job's script is: ``script_location`` itself, or where a local one is uploaded to."""
         if not self.script_location:
             return None
-        if self.s3_script_location is None:
-            if self.script_location.startswith("s3://"):
-                self.s3_script_location = self.script_location
-            else:
-                self.s3_script_location = self.upload_etl_script_to_s3()
-        return self.s3_script_location
+        if self.script_location.startswith("s3://"):
+            return self.script_location
+        return f"s3://{self.s3_bucket}/{S3_ARTIFACTS_PREFIX}{os.path.basename(self.script_location)}"
 
     def upload_etl_script_to_s3(self) -> str:
-        """Upload the local ``script_location`` to ``s3_bucket`` (as upstream does); return its S3 URL."""
+        """Upload the local ``script_location`` to ``s3_bucket`` (upstream's key); return its S3 URL.
+
+        Runs before a run is started, never when a try only follows a run. An object already
+        there is kept unless ``replace_script_file=True`` (upstream raises instead, on every
+        later run of the task).
+        """
         from airflow.providers.amazon.aws.hooks.s3 import S3Hook
 
         key = S3_ARTIFACTS_PREFIX + os.path.basename(self.script_location or "")
-        S3Hook(aws_conn_id=self.aws_conn_id).load_file(
-            self.script_location, key, bucket_name=self.s3_bucket, replace=self.replace_script_file
-        )
-        return f"s3://{self.s3_bucket}/{key}"
+        s3 = S3Hook(aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify)
+        if not self.replace_script_file and s3.check_for_key(key, bucket_name=self.s3_bucket):
+            self.log.info("Keeping s3://%s/%s (replace_script_file=False)", self.s3_bucket, key)
+        else:
+            s3.load_file(self.script_location, key, bucket_name=self.s3_bucket, replace=True)
+            self.log.info("Uploaded %s to s3://%s/%s", self.script_location, self.s3_bucket, key)
+        self.s3_script_location = f"s3://{self.s3_bucket}/{key}"
+        return self.s3_script_location
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -321,6 +328,8 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         from botocore.exceptions import ClientError
 
         arguments = self.run_arguments(context)
+        if self.script_location and not self.script_location.startswith("s3://"):
+            self.upload_etl_script_to_s3()
         self.log.info("Starting a run of AWS Glue job %r", self.job_name)
         try:
             return self.hook.initialize_job(arguments, self.run_job_kwargs)["JobRunId"]

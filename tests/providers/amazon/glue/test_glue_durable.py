@@ -104,6 +104,21 @@ def test_a_retry_reconnects_to_the_running_run_and_polls_it_to_the_end(moto_glue
     assert task_logs.event("Reconnecting to existing job", "info")["external_id"] == run["Id"]
 
 
+def test_a_retry_following_its_run_does_not_touch_the_uploaded_script(moto_glue, tmp_path):
+    import boto3
+
+    boto3.client("s3", region_name=REGION).create_bucket(
+        Bucket="rj-artifacts", CreateBucketConfiguration={"LocationConstraint": REGION}
+    )
+    script = tmp_path / "etl.py"
+    script.write_text("print('etl')\n")
+    moto_glue.pace(3)
+    outcome = run_crash_scenario(
+        lambda: _op(script_location=str(script), s3_bucket="rj-artifacts"), CrashPoint.MID_POLL
+    )
+    assert moto_glue.run_ids() == [outcome.result]
+
+
 def test_deferrable_retry_defers_again_to_the_still_running_run(moto_glue, glue_trigger_in_process):
     moto_glue.pace(3)
     outcome = run_crash_scenario(lambda: _op(deferrable=True), CrashPoint.AFTER_DEFER)

@@ -87,17 +87,29 @@ def test_run_job_kwargs_reach_start_job_run_and_update_config_updates_the_job(mo
 def test_a_local_script_is_uploaded_to_s3_bucket_as_upstream_does(moto_glue, tmp_path):
     import boto3
 
-    boto3.client("s3", region_name=REGION).create_bucket(
-        Bucket="rj-artifacts", CreateBucketConfiguration={"LocationConstraint": REGION}
-    )
+    s3 = boto3.client("s3", region_name=REGION)
+    s3.create_bucket(Bucket="rj-artifacts", CreateBucketConfiguration={"LocationConstraint": REGION})
     script = tmp_path / "etl.py"
-    script.write_text("print('etl')\n")
+    script.write_text("print('v1')\n")
     run_try(_op(script_location=str(script), s3_bucket="rj-artifacts"), make_context(InMemoryTaskStateStore()))
-    body = boto3.client("s3", region_name=REGION).get_object(Bucket="rj-artifacts", Key="artifacts/glue-scripts/etl.py")
-    assert body["Body"].read() == b"print('etl')\n"
+
+    def uploaded() -> bytes:
+        return s3.get_object(Bucket="rj-artifacts", Key="artifacts/glue-scripts/etl.py")["Body"].read()
+
+    assert uploaded() == b"print('v1')\n"
     job = moto_glue.client.get_job(JobName=JOB)["Job"]
     assert job["Command"]["ScriptLocation"] == "s3://rj-artifacts/artifacts/glue-scripts/etl.py"
     assert job["LogUri"] == f"s3://rj-artifacts/logs/glue-logs/{JOB}"
+    # a later run keeps the object unless replace_script_file=True (upstream raises "already exists")
+    script.write_text("print('v2')\n")
+    run_try(_op(script_location=str(script), s3_bucket="rj-artifacts"), make_context(InMemoryTaskStateStore()))
+    assert uploaded() == b"print('v1')\n"
+    run_try(
+        _op(script_location=str(script), s3_bucket="rj-artifacts", replace_script_file=True),
+        make_context(InMemoryTaskStateStore()),
+    )
+    assert uploaded() == b"print('v2')\n"
+    assert len(moto_glue.runs()) == 3
 
 
 def test_submit_only_returns_the_run_id_without_waiting(moto_glue):

@@ -36,6 +36,11 @@ How moto progresses Batch jobs (moto 5.x, read from ``moto/batch`` and ``moto/ba
   find it by that tag - and a crash after the job succeeded. The RUNNING cases are covered by the
   provider's unit tests, where botocore's ``Stubber`` scripts SUBMITTED...RUNNING answers.
 
+Glue (``resumable_jobs.local.moto_models.glue``, installed in the server process): jobs are
+created by the operator itself; :meth:`LocalMotoServer.hold_glue_runs` keeps new runs RUNNING
+(through moto's own state-manager API), :meth:`LocalMotoServer.release_glue_job_run` ends one
+(through the route the model adds), :meth:`LocalMotoServer.glue_job_runs` lists a job's runs.
+
 What it does not do: it does not run job containers, emulate compute capacity, IAM permissions
 or CloudWatch log streams, nor reset moto between users - every user of one server shares its
 queue, so tests compare job ids before and after a run. It never reaches AWS: the credentials

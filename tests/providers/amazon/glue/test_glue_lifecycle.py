@@ -72,3 +72,27 @@ def test_stop_of_a_finished_run_is_logged_not_raised(moto_glue, task_logs):
     assert moto_glue.state(run_id) == "SUCCEEDED"
     op.cancel_job(run_id, make_context())
     assert any("Glue did not stop job run" in e and "InvalidInputException" in e for e in task_logs.at("error"))
+
+
+def test_the_stand_in_serves_upstreams_own_stop_on_kill(moto_glue):
+    """Evidence for the model's BatchStopJobRun: upstream's operator, unchanged, stops its run through it."""
+    from airflow.providers.amazon.aws.operators.glue import GlueJobOperator as Upstream
+
+    from resumable_jobs.testing import FakeTaskInstance, InMemoryTaskStateStore, make_context
+
+    moto_glue.hold()
+    upstream = Upstream(
+        task_id="glue",
+        job_name=JOB,
+        script_location=SCRIPT,
+        iam_role_arn=ROLE_ARN,
+        aws_conn_id=None,
+        region_name=REGION,
+        wait_for_completion=False,
+        stop_job_run_on_kill=True,
+    )
+    upstream.execute(make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+    (run_id,) = moto_glue.run_ids()
+    assert moto_glue.state(run_id) == "RUNNING"
+    upstream.on_kill()
+    assert moto_glue.settled_state(run_id) == "STOPPED"

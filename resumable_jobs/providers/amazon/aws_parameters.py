@@ -24,7 +24,11 @@ __all__ = ["resolve_region", "resolve_wait"]
 
 
 def resolve_wait(
-    wait_for_termination: bool | None, upstream_value: bool | None, *, owner: str, upstream_name: str = "wait_for_completion"
+    wait_for_termination: bool | None,
+    upstream_value: bool | None,
+    *,
+    owner: str,
+    upstream_name: str = "wait_for_completion",
 ) -> bool | None:
     """One value from the common name and upstream's (None: neither given, the mixin's default applies)."""
     default, default_text = MODE_FLAGS["wait_for_termination"]

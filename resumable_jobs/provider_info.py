@@ -35,6 +35,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/amazon.md",
         ["resumable_jobs.providers.amazon.batch"],
     ),
+    "AWS Glue": (
+        "https://aws.amazon.com/glue/",
+        "/docs/providers/amazon.md",
+        ["resumable_jobs.providers.amazon.glue"],
+    ),
     "Google BigQuery": (
         "https://cloud.google.com/bigquery/",
         "/docs/providers/google.md",
@@ -74,6 +79,7 @@ _EXTRA_LINKS = [
     "resumable_jobs.providers.amazon.links.BatchJobDefinitionLink",
     "resumable_jobs.providers.amazon.links.BatchJobQueueLink",
     "resumable_jobs.providers.amazon.links.BatchCloudWatchLogsLink",
+    "resumable_jobs.providers.amazon.glue_links.GlueJobRunDetailsLink",
     "resumable_jobs.providers.databricks.links.DatabricksRunPageLink",
     "resumable_jobs.providers.google.links.BigQueryJobLink",
     "resumable_jobs.providers.google.links.BigQueryTableLink",

@@ -36,6 +36,11 @@ How moto progresses Batch jobs (moto 5.x, read from ``moto/batch`` and ``moto/ba
   find it by that tag - and a crash after the job succeeded. The RUNNING cases are covered by the
   provider's unit tests, where botocore's ``Stubber`` scripts SUBMITTED...RUNNING answers.
 
+Glue (``resumable_jobs.local.moto_models.glue``, installed in the server process): jobs are
+created by the operator itself; :meth:`LocalMotoServer.hold_glue_runs` keeps new runs RUNNING
+(through moto's own state-manager API), :meth:`LocalMotoServer.release_glue_job_run` ends one
+(through the route the model adds), :meth:`LocalMotoServer.glue_job_runs` lists a job's runs.
+
 What it does not do: it does not run job containers, emulate compute capacity, IAM permissions
 or CloudWatch log streams, nor reset moto between users - every user of one server shares its
 queue, so tests compare job ids before and after a run. It never reaches AWS: the credentials
@@ -264,3 +269,54 @@ class LocalMotoServer(LocalService):
     def job_status(self, job_id: str) -> str | None:
         jobs = self.client("batch").describe_jobs(jobs=[job_id]).get("jobs") or []
         return jobs[0].get("status") if jobs else None
+
+    # ------------------------------------------------------------------ Glue (resumable_jobs.local.moto_models.glue)
+    def glue_job_runs(self, job_name: str) -> list[dict[str, Any]]:
+        """Every run of Glue job ``job_name`` (all states) as GetJobRuns pages them; none if no such job."""
+        glue = self.client("glue")
+        request: dict[str, Any] = {"JobName": job_name}
+        runs: list[dict[str, Any]] = []
+        try:
+            while True:
+                page = glue.get_job_runs(**request)
+                runs += page.get("JobRuns") or []
+                if not page.get("NextToken"):
+                    return runs
+                request["NextToken"] = page["NextToken"]
+        except glue.exceptions.EntityNotFoundException:
+            return []
+
+    def hold_glue_runs(self, hold: bool = True) -> None:
+        """New Glue runs stay RUNNING until released (False: moto's default, SUCCEEDED at once), through
+        moto's own state-manager API."""
+        if hold:
+            self._post(
+                "/moto-api/state-manager/set-transition",
+                {"model_name": "glue::job_run", "transition": {"progression": "held"}},
+            )
+        else:
+            self._post("/moto-api/state-manager/unset-transition", {"model_name": "glue::job_run"})
+
+    def pace_glue_runs(self, reads: int) -> None:
+        """moto's ``manual`` progression: a new run reads STARTING ``reads`` times, RUNNING as often, then SUCCEEDED."""
+        self._post(
+            "/moto-api/state-manager/set-transition",
+            {"model_name": "glue::job_run", "transition": {"progression": "manual", "times": reads}},
+        )
+
+    def release_glue_job_run(self, run_id: str, state: str = "SUCCEEDED") -> dict[str, Any]:
+        """End a held Glue run in ``state`` (the route the Glue model adds to moto's API); its GetJobRun entry."""
+        from resumable_jobs.local.moto_models.glue import RELEASE_ROUTE
+
+        return self._post(RELEASE_ROUTE, {"JobRunId": run_id, "JobRunState": state}).get("JobRun", {})
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.endpoint_url}{path}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as response:
+            payload = response.read()
+        return json.loads(payload) if payload.strip() else {}

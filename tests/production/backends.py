@@ -167,3 +167,36 @@ class SnowflakeBackend(StandinBackend):
 
     def poll_line(self, job: Job) -> str:
         return f"Snowflake statements {list(job.id)} are running; checking again"
+
+
+class GlueBackend(Backend):
+    """AWS Glue in moto_server with ``resumable_jobs.local.moto_models.glue``: runs held RUNNING.
+
+    Holding is moto's state-manager transition ``{"progression": "held"}`` for ``glue::job_run``
+    (set once, through moto's own API); a drill releases its run through the route the model adds
+    (``LocalMotoServer.release_glue_job_run``), from the test process into the server process.
+    """
+
+    name = "glue"
+    succeeded = "SUCCEEDED"
+    cancelled = frozenset({"STOPPED", "STOPPING"})
+    job_name = "rj-prod-glue"
+
+    def __init__(self, moto: Any) -> None:
+        self.moto = moto
+        moto.hold_glue_runs(True)
+
+    def jobs(self) -> list[Job]:
+        return [Job(run["Id"], run["JobRunState"]) for run in self.moto.glue_job_runs(self.job_name)]
+
+    def release(self, run_id: str, job: Job | None) -> None:
+        if job is not None:
+            self.moto.release_glue_job_run(job.id)
+
+    def poll_line(self, job: Job) -> str:
+        return f"AWS Glue job {self.job_name!r} run {job.id} is RUNNING"
+
+    def cancel_leftovers(self, jobs: list[Job]) -> None:
+        for job in jobs:
+            with contextlib.suppress(Exception):
+                self.moto.release_glue_job_run(job.id, "STOPPED")

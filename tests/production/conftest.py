@@ -26,6 +26,7 @@ from tests.production.backends import (
     BigQueryBackend,
     DatabricksBackend,
     DbtCloudBackend,
+    GlueBackend,
     SnowflakeBackend,
     SparkBackend,
 )
@@ -51,6 +52,8 @@ DAG_IDS = (
     "prod_snowflake_deferrable",
     "prod_dbt_cloud_sync",
     "prod_dbt_cloud_deferrable",
+    "prod_glue_sync",
+    "prod_glue_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -177,6 +180,8 @@ def backend(request, spark_cluster, release_dir):
         return SnowflakeBackend(request.getfixturevalue("snowflake_standin"))
     if name == "dbt_cloud":
         return DbtCloudBackend(request.getfixturevalue("dbt_cloud_standin"))
+    if name == "glue":
+        return GlueBackend(request.getfixturevalue("moto_server"))
     raise ValueError(name)
 
 

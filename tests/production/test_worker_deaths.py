@@ -26,6 +26,7 @@ SYNC_DAG = {
     "bigquery": "prod_bigquery_sync",
     "snowflake": "prod_snowflake_sync",
     "dbt_cloud": "prod_dbt_cloud_sync",
+    "glue": "prod_glue_sync",
 }
 
 
@@ -54,7 +55,7 @@ def test_task_process_sigkill_mid_poll_reconnects(drill_factory):
     assert any(event.fields.get("signal_name") == "SIGKILL" for event in drill.log(1).events())
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue")
 def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigterm", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()
@@ -68,7 +69,7 @@ def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory
     assert drill.heartbeat_timeouts() == []
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "celery:spark")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "celery:spark")
 def test_whole_worker_sigkill_is_found_by_heartbeat_timeout_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigkill", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()

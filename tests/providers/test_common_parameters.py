@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-from resumable_jobs.providers.amazon import BatchOperator
+from resumable_jobs.providers.amazon import BatchOperator, GlueJobOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.dbt import DbtCloudRunJobOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
@@ -55,6 +55,11 @@ OPERATORS = [
         lambda **kw: DbtCloudRunJobOperator(task_id="t", job_id=101, **kw),
         "check_interval",
         id="DbtCloudRunJob",
+    ),
+    pytest.param(
+        lambda **kw: GlueJobOperator(task_id="t", script_location="s3://b/etl.py", **kw),
+        "job_poll_interval",
+        id="Glue",
     ),
 ]
 

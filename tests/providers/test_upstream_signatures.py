@@ -65,6 +65,12 @@ OPERATORS = [
         "airflow.providers.dbt.cloud.operators.dbt:DbtCloudRunJobOperator",
         id="DbtCloudRunJobOperator",
     ),
+    pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:GlueJobOperator",
+        "airflow.providers.amazon.aws.operators.glue:GlueJobOperator",
+        id="GlueJobOperator",
+    ),
 ]
 
 
@@ -214,6 +220,7 @@ def _minimal(path: str) -> Any:
         "DatabricksRunNowOperator": {"job_id": 1},
         "SnowflakeSqlApiOperator": {"sql": "SELECT 1"},
         "DbtCloudRunJobOperator": {"job_id": 1},
+        "GlueJobOperator": {},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -248,6 +255,15 @@ RESOLVED_DEFAULTS = [
         "openlineage_inject_parent_job_info",
         lambda op: op.openlineage_inject_parent_job_info,
     ),
+    *[
+        ("resumable_jobs.providers.amazon:GlueJobOperator", name, lambda op, name=name: getattr(op, name))
+        for name in (
+            "deferrable",
+            "wait_for_completion",
+            "openlineage_inject_parent_job_info",
+            "openlineage_inject_transport_info",
+        )
+    ],
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

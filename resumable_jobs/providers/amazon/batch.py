@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
-from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, is_template, owner_of
+from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import links, status
+from resumable_jobs.providers.amazon.aws_parameters import resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
@@ -165,10 +166,11 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.max_retries = max_retries
         self.status_retries = status_retries
         self.tags = tags or {}
-        self.wait_for_termination = _resolve_wait(
+        self.wait_for_termination = resolve_wait(
             wait_for_termination,
             wait_for_completion,
             owner=owner_of(self),
+            upstream_default=True,
             templated="wait_for_completion" in self.template_fields,
         )
         self.deferrable = default_deferrable() if deferrable is None else deferrable
@@ -177,7 +179,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.awslogs_fetch_interval = awslogs_fetch_interval
         self.submit_job_timeout = submit_job_timeout
         self.aws_conn_id = aws_conn_id
-        self.region_name = _resolve_region(region_name, region, task_id=self.task_id)
+        self.region_name = resolve_region(region_name, region, owner=owner_of(self))
         self.verify = verify
         self.botocore_config = botocore_config
         self.job_id = job_id
@@ -417,58 +419,3 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             logs = self._publish_log_link(job_id, context)
             return status.failure_summary(job, status.log_location(logs))
         return f"{trigger_message} (job status now {job.get('status')})"
-
-
-def _resolve_region(region_name: str | None, region: str | None, *, task_id: str) -> str | None:
-    """``region`` is the AWS operators' old name of ``region_name``; honour it, with a warning."""
-    if region is None:
-        return region_name
-    if region_name is not None and region_name != region:
-        raise ValueError(
-            f"BatchOperator(task_id={task_id!r}): region={region!r} and region_name={region_name!r} contradict "
-            "each other; region is the old name of region_name: pass only region_name."
-        )
-    warnings.warn(
-        f"BatchOperator(task_id={task_id!r}): region= is the old name of region_name and is used as "
-        "region_name here (upstream's operator accepts it but no longer applies it). Rename it to region_name.",
-        UserWarning,
-        stacklevel=4,
-    )
-    return region
-
-
-def _resolve_wait(
-    wait_for_termination: bool | None, wait_for_completion: Any, *, owner: str, templated: bool = False
-) -> Any:
-    """One value from the two names: ``wait_for_termination`` when given, else upstream's ``wait_for_completion``.
-
-    ``wait_for_completion`` defaults to True, as upstream's does, so an explicit False is the only
-    value of it that can contradict ``wait_for_termination=True``; that raises. A template in
-    ``wait_for_completion`` (a template field) is kept for rendering, and then cannot be combined
-    with ``wait_for_termination``: the rendered value would silently replace it.
-    """
-    default, default_text = MODE_FLAGS["wait_for_termination"]
-    flag("wait_for_termination", wait_for_termination, default=default, default_text=default_text, owner=owner)
-    flag(
-        "wait_for_completion",
-        wait_for_completion,
-        default=default,
-        default_text=default_text,
-        owner=owner,
-        templated=templated,
-    )
-    if wait_for_termination is None:
-        return wait_for_completion
-    if is_template(wait_for_completion):
-        raise ValueError(
-            f"{owner}: wait_for_termination={wait_for_termination!r} and the templated "
-            f"wait_for_completion={wait_for_completion!r} were both given; wait_for_completion is the upstream "
-            "name of wait_for_termination: pass only one."
-        )
-    if wait_for_termination is True and wait_for_completion is False:
-        raise ValueError(
-            f"wait_for_termination={wait_for_termination!r} and wait_for_completion={wait_for_completion!r} "
-            "contradict each other; wait_for_completion is the upstream name of wait_for_termination: "
-            "pass only one."
-        )
-    return wait_for_termination

@@ -7,5 +7,6 @@ imports ``BatchClientHook`` and ``BatchJobTrigger`` inside its methods.
 from __future__ import annotations
 
 from resumable_jobs.providers.amazon.batch import BatchOperator
+from resumable_jobs.providers.amazon.redshift_data import RedshiftDataOperator
 
-__all__ = ["BatchOperator"]
+__all__ = ["BatchOperator", "RedshiftDataOperator"]

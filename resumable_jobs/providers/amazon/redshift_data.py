@@ -256,7 +256,7 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
             time.sleep(self.poll_interval)
         if not status.is_succeeded(current):
             raise ExternalJobFailed(status.failure_summary(description))
-        if description.get("ResultRows") is not None:
+        if (description.get("ResultRows") or -1) >= 0:
             self.log.info("Redshift Data statement %s processed %s rows", external_id, description["ResultRows"])
 
     def get_job_result(self, external_id: Any, context: Context) -> list[Any]:

@@ -20,13 +20,7 @@ from resumable_jobs.testing import (
     run_trigger_until_event,
     run_try,
 )
-from tests.providers.amazon.redshift_fixtures import (  # noqa: F401 - fixtures
-    CLUSTER,
-    DATABASE,
-    moto_redshift,
-    operator,
-    redshift_server,
-)
+from tests.providers.amazon.redshift.conftest import CLUSTER, DATABASE, operator
 
 ID_KEY = "redshift_statement_id"
 CANNED_FIRST_ROW = [{"longValue": 10}, {"stringValue": "Alpha st"}, {"stringValue": "Vancouver"}]
@@ -37,11 +31,10 @@ def _tokens(moto_redshift) -> list[str]:
 
 
 def _deferred(op, context):
-    from airflow.sdk.exceptions import TaskDeferred
-
-    with pytest.raises(TaskDeferred) as deferred:
+    with pytest.raises(BaseException) as raised:
         op.execute(context)
-    return deferred.value
+    assert type(raised.value).__name__ == "TaskDeferred", raised.value  # its module differs across versions
+    return raised.value
 
 
 # ---------------------------------------------------------------- what one try does (every version)
@@ -82,7 +75,9 @@ def test_a_list_of_sql_is_one_batch_and_returns_the_sub_statement_ids(moto_redsh
 
 
 def test_return_sql_result_returns_each_statements_get_statement_result(moto_redshift):
-    result = run_try(operator(sql=["SELECT 1", "SELECT 2"], return_sql_result=True), make_context(InMemoryTaskStateStore()))
+    result = run_try(
+        operator(sql=["SELECT 1", "SELECT 2"], return_sql_result=True), make_context(InMemoryTaskStateStore())
+    )
     assert len(result) == 2
     assert [answer["Records"][0] for answer in result] == [CANNED_FIRST_ROW, CANNED_FIRST_ROW]  # moto's fixed rows
     assert [column["name"] for column in result[0]["ColumnMetadata"]] == ["Number", "Street", "City"]
@@ -211,7 +206,12 @@ def test_a_statement_stored_by_upstreams_operator_is_reconnected_after_the_switc
     moto_redshift.hold()
     store = InMemoryTaskStateStore()
     upstream = Upstream(
-        task_id="load", sql="SELECT 1", database=DATABASE, cluster_identifier=CLUSTER, aws_conn_id=None, region_name="us-east-1"
+        task_id="load",
+        sql="SELECT 1",
+        database=DATABASE,
+        cluster_identifier=CLUSTER,
+        aws_conn_id=None,
+        region_name="us-east-1",
     )
     statement_id = upstream.submit_job(make_context(store, FakeTaskInstance()))
     store.set(ID_KEY, statement_id)  # what upstream's durable path persists

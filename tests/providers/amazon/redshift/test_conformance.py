@@ -18,7 +18,7 @@ from resumable_jobs.testing import (
     assert_job_lifecycle,
     run_crash_scenario,
 )
-from tests.providers.amazon.redshift_fixtures import moto_redshift, operator, redshift_server  # noqa: F401 - fixtures
+from tests.providers.amazon.redshift.conftest import operator
 
 #: (mode, crash point) -> statements moto started
 STATEMENTS_SEEN: dict[tuple[str, str], int] = {}

@@ -46,7 +46,9 @@ def test_deferrable_without_waiting_warns_naming_the_fix():
 
 
 def test_return_sql_result_without_waiting_warns_that_ids_are_returned():
-    with pytest.warns(UserWarning, match="return_sql_result=True with wait_for_completion=False returns the statement ids"):
+    with pytest.warns(
+        UserWarning, match="return_sql_result=True with wait_for_completion=False returns the statement ids"
+    ):
         _op(return_sql_result=True, wait_for_completion=False)
 
 

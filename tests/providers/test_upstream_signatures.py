@@ -53,6 +53,12 @@ OPERATORS = [
         "airflow.providers.databricks.operators.databricks:DatabricksRunNowOperator",
         id="DatabricksRunNowOperator",
     ),
+    pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:RedshiftDataOperator",
+        "airflow.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator",
+        id="RedshiftDataOperator",
+    ),
 ]
 
 
@@ -200,6 +206,7 @@ def _minimal(path: str) -> Any:
         "SparkSubmitOperator": {"application": "/apps/job.py"},
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
         "DatabricksRunNowOperator": {"job_id": 1},
+        "RedshiftDataOperator": {"sql": "SELECT 1", "cluster_identifier": "c"},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -227,6 +234,8 @@ RESOLVED_DEFAULTS = [
         "openlineage_inject_parent_job_info",
         lambda op: op.openlineage_inject_parent_job_info,
     ),
+    ("resumable_jobs.providers.amazon:RedshiftDataOperator", "deferrable", lambda op: op.deferrable),
+    ("resumable_jobs.providers.amazon:RedshiftDataOperator", "wait_for_completion", lambda op: op.wait_for_completion),
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

@@ -32,6 +32,11 @@ CORE = "resumable_jobs"
 FAMILIES = [
     ("Databricks", "resumable_jobs.providers.databricks", "airflow.providers.databricks.operators.databricks"),
     ("AWS Batch", "resumable_jobs.providers.amazon", "airflow.providers.amazon.aws.operators.batch"),
+    (
+        "Redshift Data",
+        "resumable_jobs.providers.amazon.redshift_data",
+        "airflow.providers.amazon.aws.operators.redshift_data",
+    ),
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
 ]

@@ -22,6 +22,7 @@ ALWAYS = {
     "example_choice_long_job_submit_and_sensor",
     "example_dag_wide_durable_false",
     "example_custom_resumable_operator",
+    "example_redshift_data_durable",
 }
 NEEDS_3_3 = {
     "example_state_store_cursor_checkpoint",

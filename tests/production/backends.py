@@ -43,6 +43,10 @@ class Backend:
         """A fragment the synchronous poll logs while the job runs."""
         raise NotImplementedError
 
+    def returned(self, job: Job) -> str:
+        """The task's XCom return value for ``job``, as a string."""
+        return str(job.id)
+
     def cancel_leftovers(self, jobs: list[Job]) -> None:
         """End jobs a failed scenario left running, so the next scenario starts clean."""
 
@@ -125,3 +129,44 @@ class BatchBackend(Backend):
 
     def jobs(self) -> list[Job]:
         return [Job(job["jobId"], job["status"]) for job in self.moto.list_jobs()]
+
+
+class RedshiftBackend(Backend):
+    """The Redshift Data API in moto_server with our model: statements are held STARTED from the
+    moment this backend is made (one per test) until :meth:`release`, through moto's state manager."""
+
+    name = "redshift"
+    running = "STARTED"
+    succeeded = "FINISHED"
+    cancelled = frozenset({"ABORTED"})
+
+    def __init__(self, moto: Any) -> None:
+        from resumable_jobs.local.moto_models.redshift_data import hold_statements
+
+        self.moto = moto
+        hold_statements(moto.endpoint_url)
+
+    def jobs(self) -> list[Job]:
+        client = self.moto.client("redshift-data")
+        request: dict[str, Any] = {"Status": "ALL"}
+        jobs: list[Job] = []
+        while True:
+            page = client.list_statements(**request)
+            jobs += [Job(statement["Id"], statement["Status"]) for statement in page["Statements"]]
+            if not page.get("NextToken"):
+                return list(reversed(jobs))  # oldest first
+            request["NextToken"] = page["NextToken"]
+
+    def release(self, run_id: str, job: Job | None = None) -> None:
+        from resumable_jobs.local.moto_models.redshift_data import release_statements
+
+        release_statements(self.moto.endpoint_url)
+
+    def cancel_leftovers(self, jobs: list[Job]) -> None:
+        self.release("")
+
+    def poll_line(self, job: Job) -> str:
+        return f"Redshift Data statement {job.id} is STARTED"
+
+    def returned(self, job: Job) -> str:
+        return str([job.id])  # upstream's return value: the list of statement ids

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from resumable_jobs.local.topologies import TOPOLOGIES
-from tests.production.backends import BatchBackend, BigQueryBackend, DatabricksBackend, SparkBackend
+from tests.production.backends import BatchBackend, BigQueryBackend, DatabricksBackend, RedshiftBackend, SparkBackend
 from tests.production.drill import Drill
 
 HERE = Path(__file__).resolve().parent
@@ -40,6 +40,8 @@ DAG_IDS = (
     "prod_batch_sync",
     "prod_batch_kill_before_defer",
     "prod_batch_submit_and_sensor",
+    "prod_redshift_sync",
+    "prod_redshift_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -135,6 +137,8 @@ def backend(request, spark_cluster, release_dir):
         return BigQueryBackend(request.getfixturevalue("bigquery_standin"))
     if name == "batch":
         return BatchBackend(request.getfixturevalue("moto_server"))
+    if name == "redshift":
+        return RedshiftBackend(request.getfixturevalue("moto_server"))
     raise ValueError(name)
 
 

@@ -33,6 +33,9 @@ class Backend:
         """What the DAG run needs in ``dag_run.conf``."""
         return {}
 
+    def before_run(self, run_id: str) -> None:
+        """Get ready to hold the job of the run about to start (called before it is triggered)."""
+
     def jobs(self) -> list[Job]:
         raise NotImplementedError
 
@@ -133,7 +136,8 @@ class BatchBackend(Backend):
 
 class RedshiftBackend(Backend):
     """The Redshift Data API in moto_server with our model: statements are held STARTED from the
-    moment this backend is made (one per test) until :meth:`release`, through moto's state manager."""
+    start of a drill's run until :meth:`release`, through moto's state manager. (The backend object
+    lives as long as the session's parameter, so holding happens per run, not per object.)"""
 
     name = "redshift"
     running = "STARTED"
@@ -141,10 +145,12 @@ class RedshiftBackend(Backend):
     cancelled = frozenset({"ABORTED"})
 
     def __init__(self, moto: Any) -> None:
+        self.moto = moto
+
+    def before_run(self, run_id: str) -> None:
         from resumable_jobs.local.moto_models.redshift_data import hold_statements
 
-        self.moto = moto
-        hold_statements(moto.endpoint_url)
+        hold_statements(self.moto.endpoint_url)
 
     def jobs(self) -> list[Job]:
         client = self.moto.client("redshift-data")

@@ -33,6 +33,11 @@ FAMILIES = [
     ("Databricks", "resumable_jobs.providers.databricks", "airflow.providers.databricks.operators.databricks"),
     ("AWS Batch", "resumable_jobs.providers.amazon", "airflow.providers.amazon.aws.operators.batch"),
     ("AWS Glue", "resumable_jobs.providers.amazon.glue", "airflow.providers.amazon.aws.operators.glue"),
+    (
+        "Redshift Data",
+        "resumable_jobs.providers.amazon.redshift_data",
+        "airflow.providers.amazon.aws.operators.redshift_data",
+    ),
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
     ("Snowflake", "resumable_jobs.providers.snowflake", "airflow.providers.snowflake.operators.snowflake"),

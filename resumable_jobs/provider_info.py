@@ -40,6 +40,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/amazon.md",
         ["resumable_jobs.providers.amazon.glue"],
     ),
+    "Amazon Redshift": (
+        "https://aws.amazon.com/redshift/",
+        "/docs/providers/amazon.md",
+        ["resumable_jobs.providers.amazon.redshift_data"],
+    ),
     "Google BigQuery": (
         "https://cloud.google.com/bigquery/",
         "/docs/providers/google.md",

@@ -25,6 +25,7 @@ OPERATORS = {
     "resumable_jobs.providers.databricks.run_now": "DatabricksRunNowOperator",
     "resumable_jobs.providers.amazon.batch": "BatchOperator",
     "resumable_jobs.providers.amazon.glue": "GlueJobOperator",
+    "resumable_jobs.providers.amazon.redshift_data": "RedshiftDataOperator",
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
     "resumable_jobs.providers.snowflake.sql_api": "SnowflakeSqlApiOperator",
@@ -84,6 +85,7 @@ def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
         "Snowflake",
         "dbt Cloud",
         "AWS Glue",
+        "Amazon Redshift",
     }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)

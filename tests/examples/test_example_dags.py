@@ -25,6 +25,7 @@ ALWAYS = {
     "example_dag_wide_durable_false",
     "example_custom_resumable_operator",
     "example_snowflake_sql_api_durable",
+    "example_redshift_data_durable",
 }
 NEEDS_3_3 = {
     "example_state_store_cursor_checkpoint",

@@ -33,6 +33,9 @@ class Backend:
         """What the DAG run needs in ``dag_run.conf``."""
         return {}
 
+    def before_run(self, run_id: str) -> None:
+        """Get ready to hold the job of the run about to start (called before it is triggered)."""
+
     def jobs(self) -> list[Job]:
         raise NotImplementedError
 
@@ -42,6 +45,10 @@ class Backend:
     def poll_line(self, job: Job) -> str:
         """A fragment the synchronous poll logs while the job runs."""
         raise NotImplementedError
+
+    def returned(self, job: Job) -> str:
+        """The task's XCom return value for ``job``, as a string."""
+        return str(job.id)
 
     def cancel_leftovers(self, jobs: list[Job]) -> None:
         """End jobs a failed scenario left running, so the next scenario starts clean."""
@@ -200,3 +207,45 @@ class GlueBackend(Backend):
         for job in jobs:
             with contextlib.suppress(Exception):
                 self.moto.release_glue_job_run(job.id, "STOPPED")
+class RedshiftBackend(Backend):
+    """The Redshift Data API in moto_server with our model: statements are held STARTED from the
+    start of a drill's run until :meth:`release`, through moto's state manager. (The backend object
+    lives as long as the session's parameter, so holding happens per run, not per object.)"""
+
+    name = "redshift"
+    running = "STARTED"
+    succeeded = "FINISHED"
+    cancelled = frozenset({"ABORTED"})
+
+    def __init__(self, moto: Any) -> None:
+        self.moto = moto
+
+    def before_run(self, run_id: str) -> None:
+        from resumable_jobs.local.moto_models.redshift_data import hold_statements
+
+        hold_statements(self.moto.endpoint_url)
+
+    def jobs(self) -> list[Job]:
+        client = self.moto.client("redshift-data")
+        request: dict[str, Any] = {"Status": "ALL"}
+        jobs: list[Job] = []
+        while True:
+            page = client.list_statements(**request)
+            jobs += [Job(statement["Id"], statement["Status"]) for statement in page["Statements"]]
+            if not page.get("NextToken"):
+                return list(reversed(jobs))  # oldest first
+            request["NextToken"] = page["NextToken"]
+
+    def release(self, run_id: str, job: Job | None = None) -> None:
+        from resumable_jobs.local.moto_models.redshift_data import release_statements
+
+        release_statements(self.moto.endpoint_url)
+
+    def cancel_leftovers(self, jobs: list[Job]) -> None:
+        self.release("")
+
+    def poll_line(self, job: Job) -> str:
+        return f"Redshift Data statement {job.id} is STARTED"
+
+    def returned(self, job: Job) -> str:
+        return str([job.id])  # upstream's return value: the list of statement ids

@@ -27,6 +27,7 @@ from tests.production.backends import (
     DatabricksBackend,
     DbtCloudBackend,
     GlueBackend,
+    RedshiftBackend,
     SnowflakeBackend,
     SparkBackend,
 )
@@ -54,6 +55,8 @@ DAG_IDS = (
     "prod_dbt_cloud_deferrable",
     "prod_glue_sync",
     "prod_glue_deferrable",
+    "prod_redshift_sync",
+    "prod_redshift_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -182,6 +185,8 @@ def backend(request, spark_cluster, release_dir):
         return DbtCloudBackend(request.getfixturevalue("dbt_cloud_standin"))
     if name == "glue":
         return GlueBackend(request.getfixturevalue("moto_server"))
+    if name == "redshift":
+        return RedshiftBackend(request.getfixturevalue("moto_server"))
     raise ValueError(name)
 
 

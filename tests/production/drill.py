@@ -37,6 +37,7 @@ class Drill:
     def start(self, **conf: Any) -> Drill:
         self.run_id = f"{self.scenario}-{self.airflow.executor}-{self.backend.name}-{next(_runs)}-{int(time.time())}"
         self.before = {job.id for job in self.backend.jobs()}
+        self.backend.before_run(self.run_id)
         self.airflow.trigger(self.dag_id, self.run_id, {**self.backend.conf(self.run_id), **conf})
         return self
 

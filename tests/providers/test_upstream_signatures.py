@@ -71,6 +71,12 @@ OPERATORS = [
         "airflow.providers.amazon.aws.operators.glue:GlueJobOperator",
         id="GlueJobOperator",
     ),
+    pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:RedshiftDataOperator",
+        "airflow.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator",
+        id="RedshiftDataOperator",
+    ),
 ]
 
 
@@ -221,6 +227,7 @@ def _minimal(path: str) -> Any:
         "SnowflakeSqlApiOperator": {"sql": "SELECT 1"},
         "DbtCloudRunJobOperator": {"job_id": 1},
         "GlueJobOperator": {},
+        "RedshiftDataOperator": {"sql": "SELECT 1", "cluster_identifier": "c"},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -264,6 +271,8 @@ RESOLVED_DEFAULTS = [
             "openlineage_inject_transport_info",
         )
     ],
+    ("resumable_jobs.providers.amazon:RedshiftDataOperator", "deferrable", lambda op: op.deferrable),
+    ("resumable_jobs.providers.amazon:RedshiftDataOperator", "wait_for_completion", lambda op: op.wait_for_completion),
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

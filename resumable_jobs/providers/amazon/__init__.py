@@ -8,5 +8,6 @@ from __future__ import annotations
 
 from resumable_jobs.providers.amazon.batch import BatchOperator
 from resumable_jobs.providers.amazon.glue import GlueJobOperator
+from resumable_jobs.providers.amazon.redshift_data import RedshiftDataOperator
 
-__all__ = ["BatchOperator", "GlueJobOperator"]
+__all__ = ["BatchOperator", "GlueJobOperator", "RedshiftDataOperator"]

@@ -1,0 +1,32 @@
+"""The Kubernetes API stand-in behind upstream's hook, client, PodManager and trigger."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+NAMESPACE = "jobs"
+
+
+@pytest.fixture
+def k8s_api(monkeypatch, tmp_path):
+    """A stand-in API server; ``kubernetes_default`` (and ``$KUBECONFIG``) point at it."""
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+
+    api = LocalKubernetesApi(running_polls=3, log_lines=("starting the work", "half way", "work done"))
+    with api.serve():
+        kubeconfig = api.write_kubeconfig(tmp_path / "kubeconfig")
+        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        monkeypatch.setenv(
+            "AIRFLOW_CONN_KUBERNETES_DEFAULT",
+            json.dumps({"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubeconfig)})}),
+        )
+        yield api
+
+
+@pytest.fixture
+def long_pods(k8s_api):
+    """Pods that keep running until a test (or the retry's reads) lets them end: 40 Running reads."""
+    k8s_api.running_polls = 40
+    return k8s_api

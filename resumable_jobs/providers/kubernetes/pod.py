@@ -431,7 +431,18 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
     def get_job_result(self, external_id: Any, context: Context) -> Any:
         """Upstream's return value: the XCom sidecar's result with ``do_xcom_push=True``, else None."""
         kit = self.pod_kit
-        pod = self._follow(external_id, context)
+        try:
+            pod = self._follow(external_id, context)
+        except JobNotFoundError as gone:
+            if self.do_xcom_push:
+                raise ExternalJobFailed(f"the XCom result of pod {identity.describe(external_id)} is lost: {gone}")
+            # As upstream after a deferral: the pod finished and was deleted; nothing is left to read.
+            self.log.warning(
+                "Pod %s is gone (%s); it succeeded, so there is nothing left to read",
+                identity.describe(external_id),
+                gone,
+            )
+            return None
         if not self.__dict__.get("_resumable_logs_written"):
             self._write_remaining_logs(pod)
         result = None

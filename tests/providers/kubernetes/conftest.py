@@ -11,13 +11,15 @@ NAMESPACE = "jobs"
 
 @pytest.fixture
 def k8s_api(monkeypatch, tmp_path):
-    """A stand-in API server; ``kubernetes_default`` (and ``$KUBECONFIG``) point at it."""
+    """A stand-in API server; the ``kubernetes_default`` connection points at it."""
     from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
 
     api = LocalKubernetesApi(running_polls=3, log_lines=("starting the work", "half way", "work done"))
     with api.serve():
         kubeconfig = api.write_kubeconfig(tmp_path / "kubeconfig")
-        monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+        # The connection names the kubeconfig; with $KUBECONFIG set too, upstream's trigger would get
+        # both a config dict and a path, which its hook refuses as contradictory.
+        monkeypatch.delenv("KUBECONFIG", raising=False)
         monkeypatch.setenv(
             "AIRFLOW_CONN_KUBERNETES_DEFAULT",
             json.dumps({"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubeconfig)})}),

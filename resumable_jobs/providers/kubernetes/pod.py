@@ -562,7 +562,11 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
             if error.status == 404:
                 raise JobNotFoundError(external_id, f"pod {namespace}/{name} no longer exists") from error
             raise
-        identity.check_ownership(external_id, pod, self._expected_labels(context))
+        try:
+            identity.check_ownership(external_id, pod, self._expected_labels(context))
+        except JobNotFoundError as not_ours:
+            self.log.warning("Not following pod %s/%s: %s", namespace, name, not_ours.detail)
+            raise
         return pod
 
     def _follow(self, external_id: Any, context: Context) -> k8s.V1Pod:

@@ -29,6 +29,6 @@ def k8s_api(monkeypatch, tmp_path):
 
 @pytest.fixture
 def long_pods(k8s_api):
-    """Pods that keep running until a test (or the retry's reads) lets them end: 40 Running reads."""
-    k8s_api.running_polls = 40
+    """Pods that are still running when a first try is stopped: 8 Running reads before they end."""
+    k8s_api.running_polls = 8
     return k8s_api

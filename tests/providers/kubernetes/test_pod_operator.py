@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from resumable_jobs.providers.kubernetes import KubernetesPodOperator
@@ -16,7 +14,6 @@ from resumable_jobs.testing import (
     assert_crash_safe,
     crash_at,
     make_context,
-    run_crash_scenario,
     run_try,
 )
 from tests.providers.kubernetes.conftest import NAMESPACE
@@ -76,3 +73,107 @@ def test_conformance_kit_one_pod_per_crash_point_in_every_mode(k8s_api, mode, kw
     print(f"pods created per crash point ({mode}): {per_point}")
     assert set(per_point.values()) == {1}, per_point
     assert len(k8s_api.created) == len(results)  # the API server saw no pod but those: one per scenario
+
+
+# ---------------------------------------------------------------- the job-lifecycle table
+@pytest.mark.parametrize("durable", [None, False], ids=["durable-default", "durable-False"])
+def test_pods_are_deleted_exactly_where_the_lifecycle_table_says(long_pods, durable):
+    from resumable_jobs.testing import assert_job_lifecycle
+
+    outcomes = assert_job_lifecycle(lambda: _op(durable=durable))
+    for outcome in outcomes:
+        name = outcome.job_id["name"]
+        deleted = f"{NAMESPACE}:{name}" in long_pods.deleted
+        assert deleted, outcome.case  # cancelled pods are deleted; kept ones by on_finish_action after the retry
+        if not outcome.cancelled:
+            assert outcome.retry_result is None and outcome.jobs == 1, outcome.case
+    assert len(long_pods.created) == len(outcomes)  # one pod per case: no retry created another
+
+
+@durable_only
+def test_cancel_on_worker_shutdown_restores_upstreams_delete_on_sigterm(long_pods):
+    from resumable_jobs.testing import LifecycleCase, run_lifecycle_case
+
+    outcome = run_lifecycle_case(lambda: _op(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
+    assert outcome.cancelled and f"{NAMESPACE}:{outcome.job_id['name']}" in long_pods.deleted
+
+
+@durable_only
+def test_a_worker_shutdown_keeps_the_pod_and_the_retry_reattaches_to_it_saying_so(long_pods, task_logs):
+    from resumable_jobs.mixin.errors import WorkerShutdown
+
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=1)
+    first = _op()
+    with crash_at(first, CrashPoint.MID_POLL, store), pytest.raises(SimulatedWorkerCrash):
+        run_try(first, make_context(store, ti))
+    with pytest.raises(WorkerShutdown):
+        first.on_kill()  # the Execution API says "running": a worker shutting down
+    (pod,) = long_pods.created
+    assert long_pods.deleted == []
+    task_logs.clear()
+
+    run_try(_op(), make_context(store, ti.next_try()))
+    assert len(long_pods.created) == 1
+    reattached = [m for _, m in task_logs.records if m.startswith("Reattached to pod")]
+    assert len(reattached) == 1 and pod["metadata"]["name"] in reattached[0] and pod["metadata"]["uid"] in reattached[0]
+
+
+@durable_only
+def test_on_kill_action_keep_pod_keeps_the_pod_of_a_task_marked_failed(long_pods):
+    from resumable_jobs.testing import LifecycleCase, run_lifecycle_case
+
+    outcome = run_lifecycle_case(lambda: _op(on_kill_action="keep_pod"), LifecycleCase.STOPPED_ON_PURPOSE)
+    assert not outcome.cancelled  # cancel_job never ran; the retry followed the pod to its end
+
+
+# ---------------------------------------------------------------- identity: the uid decides
+def _stranger(api, name, labels=None):
+    """A pod some other workload created under ``name``."""
+    body = {
+        "metadata": {"name": name, "labels": labels or {}},
+        "spec": {"containers": [{"name": "base", "image": "x"}]},
+    }
+    api.dispatch("POST", f"/api/v1/namespaces/{NAMESPACE}/pods", body)
+    return api.pods[(NAMESPACE, name)].body["metadata"]["uid"]
+
+
+@durable_only
+def test_a_pod_with_the_stored_name_but_another_uid_is_not_ours(long_pods, task_logs):
+    stranger_uid = _stranger(long_pods, "report")
+    store = InMemoryTaskStateStore()
+    store.set("pod_identifier", {"namespace": NAMESPACE, "name": "report", "uid": "uid-of-our-deleted-pod"})
+
+    run_try(_op(), make_context(store, FakeTaskInstance()))
+
+    assert len(long_pods.created) == 2  # the stranger, and the pod this task created instead
+    assert store.get("pod_identifier")["uid"] not in (stranger_uid, "uid-of-our-deleted-pod")
+    assert f"{NAMESPACE}:report" not in long_pods.deleted  # never deleted: it is not ours
+    assert any("not the stored uid-of-our-deleted-pod" in m for _, m in task_logs.records)
+
+
+@durable_only
+def test_an_upstream_entry_without_uid_is_adopted_only_if_the_pod_carries_this_task_instances_labels(long_pods):
+    ti = FakeTaskInstance()
+    labels = {"dag_id": ti.dag_id, "task_id": ti.task_id, "run_id": _safe(ti.run_id), "kubernetes_pod_operator": "True"}
+    _stranger(long_pods, "upstream-pod", labels)
+    _stranger(long_pods, "unrelated-pod", {"dag_id": "other"})
+
+    adopting = InMemoryTaskStateStore()
+    adopting.set(
+        "pod_identifier", {"namespace": NAMESPACE, "name": "upstream-pod"}
+    )  # what upstream's durable mode wrote
+    run_try(_op(), make_context(adopting, ti))
+    assert len(long_pods.created) == 2  # adopted: no pod created
+    assert f"{NAMESPACE}:upstream-pod" in long_pods.deleted  # followed to the end, then on_finish_action
+
+    refusing = InMemoryTaskStateStore()
+    refusing.set("pod_identifier", {"namespace": NAMESPACE, "name": "unrelated-pod"})
+    run_try(_op(), make_context(refusing, ti))
+    assert len(long_pods.created) == 3  # not adopted: a pod of its own
+    assert f"{NAMESPACE}:unrelated-pod" not in long_pods.deleted
+
+
+def _safe(value):
+    from airflow.providers.cncf.kubernetes.pod_generator import make_safe_label_value
+
+    return make_safe_label_value(value)

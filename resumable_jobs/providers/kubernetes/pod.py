@@ -628,7 +628,8 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
 
     def _clean_up_if_failed(self, pod_id: Any, context: Context) -> None:
         try:
-            pod = self._follow(pod_id, context)
+            self._follow(pod_id, context)
+            pod = self._read_our_pod(pod_id, context)  # now, not as the try first read it
         except JobNotFoundError:
             return
         if status.pod_status(pod, self.base_container_name) == status.FAILED:

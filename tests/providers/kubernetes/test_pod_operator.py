@@ -177,3 +177,142 @@ def _safe(value):
     from airflow.providers.cncf.kubernetes.pod_generator import make_safe_label_value
 
     return make_safe_label_value(value)
+
+
+# ---------------------------------------------------------------- results: exit code and the XCom sidecar
+@pytest.fixture
+def sidecar_file(monkeypatch):
+    """The stand-in has no exec: stand in for the ``cat`` of the sidecar's return.json, keep upstream's parsing."""
+    from airflow.providers.cncf.kubernetes.utils.pod_manager import PodManager
+
+    files: dict[str, str] = {}
+    reads: list[str] = []
+
+    def extract_xcom_json(self, pod):
+        reads.append(pod.metadata.name)
+        return files.get(pod.metadata.name, "__airflow_xcom_result_empty__\n")
+
+    monkeypatch.setattr(PodManager, "extract_xcom_json", extract_xcom_json)
+    monkeypatch.setattr(PodManager, "extract_xcom_kill", lambda self, pod: None)
+    return files, reads
+
+
+def test_do_xcom_push_returns_the_sidecars_json_as_upstream_parses_it(k8s_api, sidecar_file):
+    files, _ = sidecar_file
+    k8s_api.log_lines = ()
+
+    def write_result(_):  # the container writes /airflow/xcom/return.json while it runs
+        for name in [b["metadata"]["name"] for b in k8s_api.created]:
+            files[name] = '{"rows": 42}\n'
+
+    op = _op(do_xcom_push=True)
+    real_create = op.pod_manager.create_pod
+
+    def create(pod):
+        created = real_create(pod=pod)
+        write_result(created)
+        return created
+
+    op.pod_manager.create_pod = create
+    assert run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance())) == {"rows": 42}
+    (created,) = k8s_api.created
+    assert [c["name"] for c in created["spec"]["containers"]] == ["base", "airflow-xcom-sidecar"]
+
+
+@durable_only
+def test_a_retry_reads_the_result_of_a_pod_that_finished_meanwhile_without_creating_another(long_pods, sidecar_file):
+    files, reads = sidecar_file
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=1)
+    first = _op(do_xcom_push=True)
+    with crash_at(first, CrashPoint.MID_POLL, store), pytest.raises(SimulatedWorkerCrash):
+        run_try(first, make_context(store, ti))
+    (pod,) = long_pods.created
+    name = pod["metadata"]["name"]
+    files[name] = '{"rows": 7}'
+    long_pods.finish(f"{NAMESPACE}:{name}", "Running", 0)  # base exited 0; the sidecar keeps the pod Running
+
+    assert run_try(_op(do_xcom_push=True), make_context(store, ti.next_try())) == {"rows": 7}
+    assert len(long_pods.created) == 1 and reads == [name]
+    assert long_pods.deleted == [f"{NAMESPACE}:{name}"]
+
+
+def test_a_failed_pod_fails_the_task_with_upstreams_message_and_on_finish_action_applies(k8s_api):
+    k8s_api.outcome, k8s_api.exit_code = "Failed", 3
+    with pytest.raises(Exception, match="returned a failure") as raised:
+        run_try(
+            _op(on_finish_action="delete_succeeded_pod"), make_context(InMemoryTaskStateStore(), FakeTaskInstance())
+        )
+    assert "exit code 3" in str(raised.value)  # the container's termination message
+    (pod,) = k8s_api.created
+    assert k8s_api.deleted == []  # delete_succeeded_pod keeps a failed pod
+    assert k8s_api.pods[(NAMESPACE, pod["metadata"]["name"])].body["metadata"]["labels"]["already_checked"] == "True"
+
+
+def test_skip_on_exit_code_skips_as_upstream_does(k8s_api):
+    from resumable_jobs.shims.sdk_names import sdk_exception
+
+    k8s_api.outcome, k8s_api.exit_code = "Failed", 100
+    with pytest.raises(sdk_exception("AirflowSkipException")):
+        run_try(_op(skip_on_exit_code=100), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+
+
+# ---------------------------------------------------------------- the log of a reattaching try
+@durable_only
+def test_a_reattaching_try_continues_the_log_instead_of_repeating_it(long_pods, task_logs, monkeypatch):
+    import time
+
+    from resumable_jobs.providers.kubernetes import log_position
+
+    monkeypatch.setattr(log_position, "WRITE_EVERY", 0.0)  # every position is written (default: every 10 s)
+    long_pods.log_lines = ()
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=1)
+    first = _op()
+    real_create = first.pod_manager.create_pod
+
+    def create(pod):
+        created = real_create(pod=pod)
+        now = time.time()
+        long_pods.write_log(f"{NAMESPACE}:{created.metadata.name}", "line one", at=now - 30)
+        long_pods.write_log(f"{NAMESPACE}:{created.metadata.name}", "line two", at=now - 20)
+        return created
+
+    first.pod_manager.create_pod = create
+    with crash_at(first, CrashPoint.MID_POLL, store), pytest.raises(SimulatedWorkerCrash):
+        run_try(first, make_context(store, ti))
+    (pod,) = long_pods.created
+    first.pod_kit.await_pod_completion(pod=first._follow(store.get("pod_identifier"), make_context(store, ti)))
+    assert "[base] line one" in _logged(task_logs)
+    task_logs.clear()
+    long_pods.write_log(f"{NAMESPACE}:{pod['metadata']['name']}", "line three")
+
+    run_try(_op(), make_context(store, ti.next_try()))
+    logged = _logged(task_logs)
+    assert "Reattached to pod" in logged and "[base] line three" in logged
+    assert "[base] line one" not in logged  # seconds before the stored position: not repeated
+
+
+# ---------------------------------------------------------------- deferrable
+@durable_only
+def test_a_deferrable_retry_whose_pod_still_runs_defers_again_to_the_same_pod(long_pods):
+    store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=1)
+    first = _op(deferrable=True)
+    with crash_at(first, CrashPoint.AFTER_DEFER, store), pytest.raises(SimulatedWorkerCrash):
+        run_try(first, make_context(store, ti))
+    (pod,) = long_pods.created
+
+    retry = _op(deferrable=True)
+    with pytest.raises(BaseException) as deferred:  # TaskDeferred: its base class differs per Airflow version
+        retry.execute(make_context(store, ti.next_try()))
+    assert type(deferred.value).__name__ == "TaskDeferred"
+    trigger = deferred.value.trigger
+    assert (trigger.pod_name, trigger.pod_namespace) == (pod["metadata"]["name"], NAMESPACE)
+    assert trigger.trigger_kwargs["resumable_jobs_pod_uid"] == pod["metadata"]["uid"]
+    assert len(long_pods.created) == 1
+
+
+def test_a_deferred_pod_that_failed_fails_the_task_and_is_deleted(k8s_api):
+    k8s_api.outcome, k8s_api.exit_code = "Failed", 1
+    with pytest.raises(Exception, match="returned a failure"):
+        run_try(_op(deferrable=True), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+    (pod,) = k8s_api.created
+    assert k8s_api.deleted == [f"{NAMESPACE}:{pod['metadata']['name']}"]

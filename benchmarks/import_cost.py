@@ -34,6 +34,7 @@ FAMILIES = [
     ("AWS Batch", "resumable_jobs.providers.amazon", "airflow.providers.amazon.aws.operators.batch"),
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
+    ("Kubernetes pod", "resumable_jobs.providers.kubernetes", "airflow.providers.cncf.kubernetes.operators.pod"),
 ]
 
 

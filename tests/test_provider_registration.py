@@ -26,6 +26,7 @@ OPERATORS = {
     "resumable_jobs.providers.amazon.batch": "BatchOperator",
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
+    "resumable_jobs.providers.kubernetes.pod": "KubernetesPodOperator",
 }
 
 

@@ -53,6 +53,12 @@ OPERATORS = [
         "airflow.providers.databricks.operators.databricks:DatabricksRunNowOperator",
         id="DatabricksRunNowOperator",
     ),
+    pytest.param(
+        "kubernetes",
+        "resumable_jobs.providers.kubernetes:KubernetesPodOperator",
+        "airflow.providers.cncf.kubernetes.operators.pod:KubernetesPodOperator",
+        id="KubernetesPodOperator",
+    ),
 ]
 
 
@@ -200,6 +206,7 @@ def _minimal(path: str) -> Any:
         "SparkSubmitOperator": {"application": "/apps/job.py"},
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
         "DatabricksRunNowOperator": {"job_id": 1},
+        "KubernetesPodOperator": {},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -227,6 +234,7 @@ RESOLVED_DEFAULTS = [
         "openlineage_inject_parent_job_info",
         lambda op: op.openlineage_inject_parent_job_info,
     ),
+    ("resumable_jobs.providers.kubernetes:KubernetesPodOperator", "deferrable", lambda op: op.deferrable),
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

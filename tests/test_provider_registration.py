@@ -70,7 +70,7 @@ def test_airflow_providers_triggers_lists_the_spark_triggers():
 def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
     (info,) = _airflow_json("providers", "get", PACKAGE, "--full")
     integrations = {i["integration-name"]: i for i in info["integrations"]}
-    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark"}
+    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark", "Kubernetes"}
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)
     for entry in [*info["operators"], *info["triggers"]]:

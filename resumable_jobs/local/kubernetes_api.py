@@ -94,6 +94,9 @@ class LocalKubernetesApi:
     forbidden: bool = False
     #: lines every new pod's first container logs at creation (one per line, a millisecond apart)
     log_lines: tuple[str, ...] = ()
+    #: seconds a ``follow=true`` log read stays open while the pod's first container runs, as a
+    #: real API server streams it (0: answer at once, what exists so far)
+    follow_hold: float = 0.0
     pods: dict[tuple[str, str], StandinPod] = field(default_factory=dict)
     created: list[dict[str, Any]] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
@@ -117,6 +120,13 @@ class LocalKubernetesApi:
         with self._lock:
             self.pods[(namespace, name)].log.append((time.time() if at is None else at, line))
 
+    def phase_of(self, app_id: str) -> str | None:
+        """The phase pod ``<namespace>:<name>`` reports now (None once deleted), without counting a read."""
+        namespace, _, name = app_id.partition(":")
+        with self._lock:
+            pod = self.pods.get((namespace, name))
+            return None if pod is None else self._pod_json(pod)["status"]["phase"]
+
     def pod_ids(self) -> list[str]:
         with self._lock:
             return [f"{ns}:{name}" for ns, name in self.pods]
@@ -138,6 +148,9 @@ class LocalKubernetesApi:
     def dispatch(self, method: str, target: str, body: Any) -> tuple[int, dict[str, Any]]:
         parts = urlsplit(target)
         path, query = parts.path.rstrip("/"), parse_qs(parts.query)
+        log_match = _LOG_PATH.fullmatch(path)
+        if log_match and method == "GET" and self.follow_hold and query.get("follow", [""])[0].lower() == "true":
+            self._hold_while_running(log_match.group(1), log_match.group(2))
         with self._lock:
             self.requests.append(f"{method} {path}")
             if self.forbidden:
@@ -221,6 +234,16 @@ class LocalKubernetesApi:
         del self.pods[(namespace, name)]
         self.deleted.append(f"{namespace}:{name}")
         return 200, self._pod_json(pod)
+
+    def _hold_while_running(self, namespace: str, name: str) -> None:
+        """Keep a followed log read open while the first container runs (up to ``follow_hold`` seconds)."""
+        deadline = time.monotonic() + self.follow_hold
+        while time.monotonic() < deadline:
+            with self._lock:
+                pod = self.pods.get((namespace, name))
+                if pod is None or pod.current[1] is not None or pod.current[0] != "Running":
+                    return
+            time.sleep(0.2)
 
     def _patch(self, namespace: str, name: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         """A merge patch of the pod's labels and annotations (all the operators patch)."""

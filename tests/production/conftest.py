@@ -15,13 +15,20 @@ the task instance's state and try, and the recovery latency (kill to the retry's
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
 import pytest
 
 from resumable_jobs.local.topologies import TOPOLOGIES
-from tests.production.backends import BatchBackend, BigQueryBackend, DatabricksBackend, SparkBackend
+from tests.production.backends import (
+    BatchBackend,
+    BigQueryBackend,
+    DatabricksBackend,
+    KubernetesBackend,
+    SparkBackend,
+)
 from tests.production.drill import Drill
 
 HERE = Path(__file__).resolve().parent
@@ -40,6 +47,9 @@ DAG_IDS = (
     "prod_batch_sync",
     "prod_batch_kill_before_defer",
     "prod_batch_submit_and_sensor",
+    "prod_kubernetes_sync",
+    "prod_kubernetes_deferrable",
+    "prod_kubernetes_last_try",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -89,13 +99,24 @@ def bigquery_standin():
 
 
 @pytest.fixture(scope="session")
+def kubernetes_api(tmp_path_factory):
+    """The Kubernetes API stand-in, served by this process: pods stay Running until released."""
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+
+    api = LocalKubernetesApi(running_polls=10**9, log_lines=("working",), follow_hold=600.0)
+    with api.serve():
+        api.kubeconfig = api.write_kubeconfig(tmp_path_factory.mktemp("kubernetes") / "kubeconfig")
+        yield api
+
+
+@pytest.fixture(scope="session")
 def release_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("release")
 
 
 # ----------------------------------------------------------------------- deployments
 @pytest.fixture(scope="session", params=TOPOLOGIES)
-def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_standin, release_dir):
+def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_standin, kubernetes_api, release_dir):
     """A running deployment of the requested topology (shared by every test of that topology)."""
     from resumable_jobs.local.topologies import deployment
 
@@ -108,6 +129,9 @@ def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_st
         "RJ_PROD_UNREACHABLE_REST_URL": _unreachable_url(),
         "RJ_PROD_BATCH_QUEUE": moto_server.job_queue,
         "RJ_PROD_BATCH_DEFINITION": moto_server.job_definition,
+        "AIRFLOW_CONN_KUBERNETES_DEFAULT": json.dumps(
+            {"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubernetes_api.kubeconfig)})}
+        ),
     }
     started = time.monotonic()
     with deployment(request.param, DAGS, extra_env=env) as running:
@@ -135,6 +159,8 @@ def backend(request, spark_cluster, release_dir):
         return BigQueryBackend(request.getfixturevalue("bigquery_standin"))
     if name == "batch":
         return BatchBackend(request.getfixturevalue("moto_server"))
+    if name == "kubernetes":
+        return KubernetesBackend(request.getfixturevalue("kubernetes_api"))
     raise ValueError(name)
 
 

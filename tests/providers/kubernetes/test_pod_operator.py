@@ -7,6 +7,8 @@ import pytest
 from resumable_jobs.providers.kubernetes import KubernetesPodOperator
 from resumable_jobs.providers.kubernetes.identity import TOKEN_LABEL
 from resumable_jobs.testing import (
+    DEFERRABLE_POINTS,
+    SYNC_POINTS,
     CrashPoint,
     FakeTaskInstance,
     InMemoryTaskStateStore,
@@ -14,6 +16,7 @@ from resumable_jobs.testing import (
     assert_crash_safe,
     crash_at,
     make_context,
+    run_crash_scenario,
     run_try,
 )
 from tests.providers.kubernetes.conftest import NAMESPACE
@@ -316,3 +319,55 @@ def test_a_deferred_pod_that_failed_fails_the_task_and_is_deleted(k8s_api):
         run_try(_op(deferrable=True), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
     (pod,) = k8s_api.created
     assert k8s_api.deleted == [f"{NAMESPACE}:{pod['metadata']['name']}"]
+
+
+# ---------------------------------------------------------------- below Airflow 3.3
+@pytest.mark.shim_only
+@pytest.mark.parametrize(
+    ("kwargs", "points"), [({}, SYNC_POINTS), ({"deferrable": True}, DEFERRABLE_POINTS)], ids=["sync", "deferrable"]
+)
+def test_pre33_every_retry_creates_another_pod(k8s_api, kwargs, points):
+    for point in points:
+        before = len(k8s_api.created)
+        run_crash_scenario(lambda: _op(**kwargs), point)
+        first, second = k8s_api.created[before:]
+        assert first["metadata"]["labels"][TOKEN_LABEL] != second["metadata"]["labels"][TOKEN_LABEL], point
+
+
+# ---------------------------------------------------------------- construction
+def test_an_unknown_on_finish_action_fails_in_the_dag_file_naming_the_parameter():
+    with pytest.raises(ValueError, match="on_finish_action must be one of"):
+        _op(on_finish_action="delete_everything")
+
+
+def test_reattach_on_restart_is_upstreams_old_name_of_durable():
+    with pytest.warns(DeprecationWarning, match="old name of durable"):
+        op = _op(reattach_on_restart=False)
+    assert op.durable is False
+
+
+def test_every_upstream_parameter_reaches_the_pod_kit(k8s_api):
+    from kubernetes.client import models as k8s
+
+    op = _op(
+        labels={"team": "ml"},
+        annotations={"owner": "data"},
+        env_vars={"MODE": "{{ params.mode }}"},
+        node_selector={"pool": "gpu"},
+        tolerations=[k8s.V1Toleration(key="gpu", operator="Exists")],
+        service_account_name="trainer",
+        termination_grace_period=5,
+        active_deadline_seconds=600,
+        params={"mode": "full"},
+    )
+    ti = FakeTaskInstance()
+    context = make_context(InMemoryTaskStateStore(), ti, params={"mode": "full"})
+    op.render_template_fields(context)
+    run_try(op, context)
+    (created,) = k8s_api.created
+    spec, meta = created["spec"], created["metadata"]
+    assert meta["labels"]["team"] == "ml" and meta["annotations"] == {"owner": "data"}
+    assert spec["nodeSelector"] == {"pool": "gpu"} and spec["tolerations"] == [{"key": "gpu", "operator": "Exists"}]
+    assert spec["serviceAccountName"] == "trainer" and spec["terminationGracePeriodSeconds"] == 5
+    assert spec["activeDeadlineSeconds"] == 600
+    assert spec["containers"][0]["env"] == [{"name": "MODE", "value": "full"}]

@@ -103,7 +103,7 @@ def kubernetes_api(tmp_path_factory):
     """The Kubernetes API stand-in, served by this process: pods stay Running until released."""
     from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
 
-    api = LocalKubernetesApi(running_polls=10**9, log_lines=("working",), follow_hold=600.0)
+    api = LocalKubernetesApi(running_polls=100_000, log_lines=("working",), follow_hold=600.0)
     with api.serve():
         api.kubeconfig = api.write_kubeconfig(tmp_path_factory.mktemp("kubernetes") / "kubeconfig")
         yield api

@@ -15,6 +15,7 @@ import pytest
 from resumable_jobs.providers.amazon import BatchOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
+from resumable_jobs.providers.kubernetes import KubernetesPodOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
 #: (builder, name of its poll interval)
@@ -43,6 +44,11 @@ OPERATORS = [
         lambda **kw: SparkSubmitOperator(task_id="t", application="job.py", **kw),
         "status_poll_interval",
         id="Spark",
+    ),
+    pytest.param(
+        lambda **kw: KubernetesPodOperator(task_id="t", image="busybox", **kw),
+        "poll_interval",
+        id="KubernetesPod",
     ),
 ]
 

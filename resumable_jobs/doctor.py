@@ -39,6 +39,9 @@ PROVIDER_FAMILIES = {
     "amazon": ("apache-airflow-providers-amazon", "9.0"),
     "google": ("apache-airflow-providers-google", "15.0"),
     "spark": ("apache-airflow-providers-apache-spark", "5.0"),
+    "snowflake": ("apache-airflow-providers-snowflake", "6.0"),
+    "dbt-cloud": ("apache-airflow-providers-dbt-cloud", "4.0"),
+    "kubernetes": ("apache-airflow-providers-cncf-kubernetes", "10.0"),
 }
 
 

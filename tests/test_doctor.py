@@ -105,7 +105,7 @@ def test_text_output_below_33(tmp_path):
 def test_provider_families_match_installed_distributions(tmp_path):
     _, out = run_doctor(tmp_path, "--format", "json")
     providers = {p["family"]: p for p in json.loads(out)["providers"]}
-    assert sorted(providers) == ["amazon", "databricks", "google", "spark"]
+    assert sorted(providers) == ["amazon", "databricks", "dbt-cloud", "google", "kubernetes", "snowflake", "spark"]
     for family, (distribution, _) in doctor.PROVIDER_FAMILIES.items():
         try:
             installed = metadata.version(distribution)

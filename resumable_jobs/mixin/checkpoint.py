@@ -1,6 +1,6 @@
 """What the core mixin keeps in ``task_state_store``, and in which order it writes it.
 
-Two keys per operator:
+Three keys per operator:
 
 * ``external_id_key`` holds the bare external id, exactly as upstream operators and
   ``airflow.sdk.ResumableJobMixin`` store it, so a task migrated in flight (upstream operator on
@@ -13,6 +13,12 @@ Two keys per operator:
   they may carry) out of the store. Fields this version does not know (written by a newer one)
   are kept on every rewrite (:mod:`resumable_jobs.mixin.record`); a record that cannot be
   read stops the try before anything is submitted (:mod:`resumable_jobs.mixin.record_reader`).
+* ``<external_id_key>_cancelled`` holds the digest of the last job a try cancelled on purpose
+  (the task was stopped, cleared or timed out, or failed its last try). A cancelled job can go
+  on reporting itself active while it winds down (Databricks' TERMINATING, a pod being deleted);
+  the next try must not reconnect to it. A key of its own, written with one call, because it is
+  written from ``on_kill``, and because it must also work where a clear discarded the other two
+  (a later Airflow empties ``task_state_store`` on clear): on its own it only says "not that one".
 
 Write order is what makes a crash at any point recoverable: the generation record is written
 before ``submit_job`` (so a retry knows a submission may be in flight and which token it used),
@@ -26,10 +32,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from resumable_jobs.mixin.digests import digest
 from resumable_jobs.mixin.record import Checkpoint
 from resumable_jobs.mixin.record_reader import RecordLocation, parse_record
 
 CHECKPOINT_SUFFIX = "_resumable"
+CANCELLED_SUFFIX = "_cancelled"
 
 
 def validate_external_id_key(key: object, *, owner: str) -> None:
@@ -69,6 +77,7 @@ class CheckpointStore:
         self._store = task_state_store
         self.id_key = external_id_key
         self.checkpoint_key = f"{external_id_key}{CHECKPOINT_SUFFIX}"
+        self.cancelled_key = f"{external_id_key}{CANCELLED_SUFFIX}"
         #: Where the keys live, for messages that say how to reset them.
         self.location = RecordLocation(self.id_key, self.checkpoint_key, ti)
 
@@ -93,6 +102,14 @@ class CheckpointStore:
 
     def save_checkpoint(self, checkpoint: Checkpoint) -> None:
         self._store.set(self.checkpoint_key, checkpoint.to_json(), retention=self._retention())
+
+    def save_cancelled(self, external_id: Any) -> None:
+        """Remember that a try cancelled ``external_id`` on purpose (by digest)."""
+        self._store.set(self.cancelled_key, digest(external_id), retention=self._retention())
+
+    def was_cancelled(self, external_id: Any) -> bool:
+        """Whether ``external_id`` is the job a try of this task instance last cancelled on purpose."""
+        return external_id is not None and self._store.get(self.cancelled_key) == digest(external_id)
 
     def save_external_id(self, external_id: Any) -> None:
         """Persist the id; raise :class:`IdTooLargeToPersist` when the store refused it for its size."""

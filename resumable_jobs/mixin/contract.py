@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import warnings
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from resumable_jobs.mixin import construction, parameters
 from resumable_jobs.mixin.checkpoint import validate_external_id_key
@@ -83,6 +83,11 @@ class ResumableJobContract(ABC):
     #: checks): each must be a number >= 0, checked at construction with the mode flags
     #: (:mod:`resumable_jobs.mixin.parameters`).
     poll_interval_parameters: tuple[str, ...] = ()
+
+    #: Upstream names of the mode flags this operator also accepts, mapped onto ours (Batch's
+    #: ``{"wait_for_completion": "wait_for_termination"}``): when the alias is a template field,
+    #: the flag may hold a template until the try renders it.
+    flag_aliases: ClassVar[dict[str, str]] = {}
 
     #: True restores upstream's behaviour on a worker's SIGTERM: cancel the job even though a
     #: retry would reconnect to it (also through ``default_args``).
@@ -204,6 +209,7 @@ class ResumableJobContract(ABC):
                 "{'status': 'success' | 'error', 'external_id': ..., 'message': str}"
             )
         external_id = event.get("external_id")
+        self._check_rendered_parameters()
         self._begin_try(context, crash_recovery=self._resumes_with_store(context))
         self._select_job(external_id, context)
         if event["status"] == EVENT_ERROR:
@@ -260,6 +266,9 @@ class ResumableJobContract(ABC):
     def _record_task_completion(self, external_id: Any, context: Context) -> None:
         """Hook: the core mixin marks the generation completed; the store-less paths do nothing."""
 
+    def _remember_cancelled(self, external_id: Any, context: Context | None) -> None:
+        """Hook: the core mixin records a job cancelled on purpose; the store-less paths do nothing."""
+
     def _run_without_store(self, context: Context) -> Any:
         """Submit a new job on every try: shim, ``durable=False``, or no ``task_state_store``."""
         ti = context.get("ti")
@@ -302,6 +311,12 @@ class ResumableJobContract(ABC):
             lifecycle = JobLifecycle(self)
             self.__dict__["_resumable_job_lifecycle"] = lifecycle
         return lifecycle
+
+    def _check_rendered_parameters(self) -> None:
+        """Start of a try: the mode flags and poll intervals as rendered (a templated flag is known now)."""
+        parameters.check_rendered_parameters(self)
+        if self.__dict__.pop("_resumable_flags_templated", False):
+            self._validate_resumable_configuration()
 
     def _begin_try(self, context: Context, *, crash_recovery: bool) -> None:
         self._job_lifecycle.start_try(context, crash_recovery=crash_recovery)
@@ -377,7 +392,8 @@ class ResumableJobContract(ABC):
 
     def _finish_resumable_construction(self) -> None:
         """Runs once after the outermost ``__init__``: checks, and the failure callback."""
-        parameters.check_common_parameters(self)
+        if parameters.check_common_parameters(self):
+            self.__dict__["_resumable_flags_templated"] = True  # checked again once rendered
         self._validate_resumable_configuration()
         callbacks = list(getattr(self, "on_failure_callback", None) or ())
         if CANCEL_AFTER_FINAL_FAILURE not in callbacks and failure_callbacks_can_run():

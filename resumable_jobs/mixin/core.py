@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from airflow.sdk import ResumableJobMixin as _SdkResumableJobMixin
 
-from resumable_jobs.mixin import telemetry
+from resumable_jobs.mixin import durable_marker, telemetry
 from resumable_jobs.mixin.checkpoint import CheckpointStore, IdTooLargeToPersist, ensure_json_id, is_empty_id
 from resumable_jobs.mixin.contract import SKIPPED_INITS, ResumableJobContract
 from resumable_jobs.mixin.decision import Action, Attempt, Decision, JobState, Reason, decide, generation_for
@@ -52,8 +52,14 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
     durable: bool = True
     _resumable_checkpoint: Checkpoint | None = None
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if durable_marker.is_own_operator(cls):
+            durable_marker.declare(cls)  # upstream's marker, read by the Airflow Registry
+
     def execute_resumable(self, context: Context) -> Any:
         """Decide which job this try follows, then poll it, defer to it or return its id."""
+        self._check_rendered_parameters()
         if self.resumable_deferrable and self.resumable_waits and not self.supports_deferral():
             self._validate_resumable_configuration()  # raises: never fall back to polling silently
         if not self.durable:
@@ -87,6 +93,7 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
                 attempt=Attempt(getattr(ti, "try_number", None), getattr(ti, "max_tries", None)),
                 probe=lambda external_id: self._probe(external_id, context),
                 find_orphan=lambda cp: self._find_orphan(cp, context),
+                cancelled=store.was_cancelled,
             )
             generation = generation_for(decision, checkpoint)
             telemetry.record_decision(span, decision, generation)
@@ -220,6 +227,24 @@ class ResumableJobMixin(ResumableJobContract, _SdkResumableJobMixin):
                 )
             )
         )
+
+    def _remember_cancelled(self, external_id: Any, context: Context | None) -> None:
+        """After a cancel on purpose: the next try of this task instance must not reconnect to the job."""
+        task_state_store = context.get("task_state_store") if context is not None else None
+        if not self.durable or task_state_store is None or external_id is None:
+            return  # a failure callback's context has no store: nothing follows the job there anyway
+        store = CheckpointStore(task_state_store, self.external_id_key, ti=self._context_ti(context))
+        try:
+            store.save_cancelled(external_id)
+        except Exception as err:  # noqa: BLE001 - the cancel went through; this only spares the next try
+            self.log.warning(
+                "Cancelled job %r but could not record it under %r (%s: %s); a try that finds it still "
+                "winding down may reconnect to it",
+                external_id,
+                store.cancelled_key,
+                type(err).__name__,
+                err,
+            )
 
     @staticmethod
     def _context_ti(context: Context) -> Any:

@@ -12,12 +12,14 @@ Rows (first match wins):
 2. The current generation's id was never persisted          -> look the token up (``find_job``):
    found -> treat it like a stored id (rows 4-6); not found -> submit again *in the same
    generation* (a system that deduplicates by token hands back the same job)
-3. A try already returned successfully for the stored job   -> plain retry of that try: result;
+3. An earlier try cancelled the stored job on purpose         -> new generation (the task was
+   stopped, cleared or timed out: the job may still report itself active while it winds down)
+4. A try already returned successfully for the stored job   -> plain retry of that try: result;
    after a clear (``max_tries`` moved, or no ``ti`` to tell)  -> new generation
-4. Stored job active                                        -> reconnect
-5. Stored job succeeded                                     -> result, no resubmission
-6. Stored job failed, killed or not found                   -> new generation
-7. Nothing stored                                           -> first generation
+5. Stored job active                                        -> reconnect
+6. Stored job succeeded                                     -> result, no resubmission
+7. Stored job failed, killed or not found                   -> new generation
+8. Nothing stored                                           -> first generation
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class Reason(enum.Enum):
     NOT_FOUND = "the external system no longer knows the stored job"
     REQUEST_CHANGED = "the request changed since the stored job was submitted"
     RERUN_AFTER_SUCCESS = "this task instance already completed successfully with the stored job (cleared task)"
+    CANCELLED_ON_PURPOSE = "an earlier try cancelled the stored job (the task was stopped, cleared or timed out)"
 
 
 @dataclass(frozen=True)
@@ -89,8 +92,13 @@ def decide(
     attempt: Attempt,
     probe: StatusProbe,
     find_orphan: TokenLookup,
+    cancelled: Callable[[Any], bool] = lambda external_id: False,
 ) -> Decision:
-    """Return the decision for this try. See the module docstring for the rows."""
+    """Return the decision for this try. See the module docstring for the rows.
+
+    ``cancelled(external_id)`` tells whether an earlier try of this task instance cancelled that
+    job on purpose (row 3); the default knows of none.
+    """
     # The id key may still hold the job an earlier generation replaced: then the current
     # generation's own id was never persisted.
     current_id = stored_id
@@ -113,6 +121,9 @@ def decide(
         if current_id is None:
             return Decision(Action.SUBMIT, Reason.RETRY_SUBMISSION, new_generation=False)
         adopted = True
+
+    if cancelled(current_id):
+        return Decision(Action.SUBMIT, Reason.CANCELLED_ON_PURPOSE, new_generation=True, previous_id=current_id)
 
     completed = checkpoint.completed if checkpoint is not None else None
     if completed is not None and completed.is_for(current_id):
@@ -141,7 +152,9 @@ def _same_task_attempt_cycle(completed_max_tries: int | None, attempt: Attempt) 
     no way to tell, and a completed job is never reused blindly: a new generation is safer than
     handing back a stale result.
     """
-    return completed_max_tries is not None and attempt.max_tries is not None and completed_max_tries == attempt.max_tries
+    return (
+        completed_max_tries is not None and attempt.max_tries is not None and completed_max_tries == attempt.max_tries
+    )
 
 
 def generation_for(decision: Decision, checkpoint: Checkpoint | None) -> int | None:

@@ -256,17 +256,22 @@ class JobLifecycle:
 
     # ------------------------------------------------------------------ acting
     def _cancel(self, decision: Decision, when: str, context: Context | None = None) -> None:
-        cancel_job(self._operator, self.job_id, context or self.context, decision, when)
+        context = context or self.context
+        if cancel_job(self._operator, self.job_id, context, decision, when) and self.crash_recovery:
+            self._operator._remember_cancelled(self.job_id, context)
         self.finished = True
 
 
-def cancel_job(operator: Any, job_id: Any, context: Any, decision: Decision, when: str) -> None:
-    """Call ``operator.cancel_job`` for ``job_id``, logging why; a failing cancel is logged, not raised."""
+def cancel_job(operator: Any, job_id: Any, context: Any, decision: Decision, when: str) -> bool:
+    """Call ``operator.cancel_job`` for ``job_id``, logging why; a failing cancel is logged, not raised.
+
+    Returns whether the cancellation was sent.
+    """
     log = operator.log
     disabled = operator._cancellation_disabled_reason()
     if disabled:
         log.warning("Not cancelling job %r %s (%s) because %s", job_id, when, decision.reason, disabled)
-        return
+        return False
     log.warning("Cancelling job %r %s: %s", job_id, when, decision.reason)
     try:
         operator.cancel_job(job_id, context)
@@ -276,8 +281,11 @@ def cancel_job(operator: Any, job_id: Any, context: Any, decision: Decision, whe
             type(operator).__name__,
             job_id,
         )
+        return False
     except Exception as err:  # noqa: BLE001 - on_kill and callbacks must not fail over a cancel
         log.error("Could not cancel job %r: %s: %s", job_id, type(err).__name__, err)
+        return False
+    return True
 
 
 def _done(decision: Decision) -> str:

@@ -55,6 +55,7 @@ PERSISTED = "Persisted external ID to task store"
 NO_TASK_STATE_STORE = "task_state_store not available in context, crash recovery is disabled for this run"
 #: Ours: upstream has no such decision (it returns the old result after a clear).
 CLEARED_AFTER_SUCCESS = "Prior job completed successfully before this task instance was cleared, resubmitting fresh"
+CANCELLED_EARLIER = "Prior job was cancelled by an earlier try of this task instance, resubmitting fresh"
 FOUND_BY_TOKEN = "Prior job found by its submission token, adopting it"
 
 _log = logging.getLogger(__name__)
@@ -213,6 +214,8 @@ def log_decision(log: Any, decision: Decision, *, external_id_key: str, generati
         log.warning(TERMINAL_STATE, **fields)
     elif decision.reason is Reason.RERUN_AFTER_SUCCESS:
         log.info(CLEARED_AFTER_SUCCESS, **fields)
+    elif decision.reason is Reason.CANCELLED_ON_PURPOSE:
+        log.info(CANCELLED_EARLIER, **fields)
     elif decision.reason is Reason.RETRY_SUBMISSION:
         # Not upstream's quiet first submission: an earlier try may have died while submitting.
         log.info(NO_STORED_ID, **fields)

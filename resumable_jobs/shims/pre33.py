@@ -59,6 +59,7 @@ class ResumableJobMixin(ResumableJobContract):
 
     def execute_resumable(self, context: Context) -> Any:
         """Submit a new job, then poll it, defer to it or return its id."""
+        self._check_rendered_parameters()
         if self.resumable_deferrable and self.resumable_waits and not self.supports_deferral():
             self._validate_resumable_configuration()
         return self._run_without_store(context)

@@ -28,12 +28,12 @@ import warnings
 from collections.abc import Sequence
 from datetime import timedelta
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
-from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, owner_of
+from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, is_template, owner_of
 from resumable_jobs.providers.amazon import links, status
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.common import default_deferrable, push_xcom
@@ -72,6 +72,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
     external_id_key = "batch_job_id"
     external_id_xcom_key = JOB_ID_XCOM_KEY
     poll_interval_parameters = ("poll_interval",)
+    flag_aliases: ClassVar[dict[str, str]] = {"wait_for_completion": "wait_for_termination"}
     ui_color = "#c3dae0"
 
     # Upstream's fields (the AWS connection ones included), in upstream's alphabetical order.
@@ -132,7 +133,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         status_retries: int | None = None,
         tags: dict | None = None,
         wait_for_termination: bool | None = None,
-        wait_for_completion: bool | None = None,
+        wait_for_completion: bool = True,
         deferrable: bool | None = None,
         poll_interval: float = 30,
         awslogs_enabled: bool = False,
@@ -164,7 +165,12 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.max_retries = max_retries
         self.status_retries = status_retries
         self.tags = tags or {}
-        self.wait_for_termination = _resolve_wait(wait_for_termination, wait_for_completion, owner=owner_of(self))
+        self.wait_for_termination = _resolve_wait(
+            wait_for_termination,
+            wait_for_completion,
+            owner=owner_of(self),
+            templated="wait_for_completion" in self.template_fields,
+        )
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.poll_interval = poll_interval
         self.awslogs_enabled = awslogs_enabled
@@ -241,7 +247,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         if self.submission_token:
             request["tags"][TOKEN_TAG_KEY] = self.submission_token
         self.log.info(
-            "Submitting AWS Batch job %r (definition %s) to queue %s", self.job_name, self.job_definition, self.job_queue
+            "Submitting AWS Batch job %r (definition %s) to queue %s",
+            self.job_name,
+            self.job_definition,
+            self.job_queue,
         )
         job_id = self.hook.client.submit_job(**request)["jobId"]
         self.job_id = job_id
@@ -336,13 +345,17 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
     def on_job_selected(self, external_id: Any, context: Context) -> None:
         try:
             region, partition = self.hook.conn_region_name, self.hook.conn_partition
-            push_xcom(context, links.BatchJobDetailsLink.xcom_key, links.job_details_url(region, partition, external_id))
+            push_xcom(
+                context, links.BatchJobDetailsLink.xcom_key, links.job_details_url(region, partition, external_id)
+            )
             job = status.describe_job(self.hook.client, external_id)
             if job.get("jobDefinition"):
                 url = links.job_definition_url(region, partition, job["jobDefinition"])
                 push_xcom(context, links.BatchJobDefinitionLink.xcom_key, url)
             if job.get("jobQueue"):
-                push_xcom(context, links.BatchJobQueueLink.xcom_key, links.job_queue_url(region, partition, job["jobQueue"]))
+                push_xcom(
+                    context, links.BatchJobQueueLink.xcom_key, links.job_queue_url(region, partition, job["jobQueue"])
+                )
         except Exception as error:  # links are a convenience: never fail the task over one
             self.log.warning("Could not build the console links of AWS Batch job %s: %s", external_id, error)
 
@@ -424,16 +437,38 @@ def _resolve_region(region_name: str | None, region: str | None, *, task_id: str
     return region
 
 
-def _resolve_wait(wait_for_termination: bool | None, wait_for_completion: bool | None, *, owner: str) -> bool | None:
-    """One value from the two names (None: neither given, the mixin's default applies)."""
+def _resolve_wait(
+    wait_for_termination: bool | None, wait_for_completion: Any, *, owner: str, templated: bool = False
+) -> Any:
+    """One value from the two names: ``wait_for_termination`` when given, else upstream's ``wait_for_completion``.
+
+    ``wait_for_completion`` defaults to True, as upstream's does, so an explicit False is the only
+    value of it that can contradict ``wait_for_termination=True``; that raises. A template in
+    ``wait_for_completion`` (a template field) is kept for rendering, and then cannot be combined
+    with ``wait_for_termination``: the rendered value would silently replace it.
+    """
     default, default_text = MODE_FLAGS["wait_for_termination"]
-    for name, value in (("wait_for_termination", wait_for_termination), ("wait_for_completion", wait_for_completion)):
-        flag(name, value, default=default, default_text=default_text, owner=owner)  # a TypeError unless bool/None
-    if wait_for_termination is not None and wait_for_completion is not None:
-        if wait_for_termination != wait_for_completion:
-            raise ValueError(
-                f"wait_for_termination={wait_for_termination!r} and wait_for_completion={wait_for_completion!r} "
-                "contradict each other; wait_for_completion is the upstream name of wait_for_termination: "
-                "pass only one."
-            )
-    return wait_for_termination if wait_for_termination is not None else wait_for_completion
+    flag("wait_for_termination", wait_for_termination, default=default, default_text=default_text, owner=owner)
+    flag(
+        "wait_for_completion",
+        wait_for_completion,
+        default=default,
+        default_text=default_text,
+        owner=owner,
+        templated=templated,
+    )
+    if wait_for_termination is None:
+        return wait_for_completion
+    if is_template(wait_for_completion):
+        raise ValueError(
+            f"{owner}: wait_for_termination={wait_for_termination!r} and the templated "
+            f"wait_for_completion={wait_for_completion!r} were both given; wait_for_completion is the upstream "
+            "name of wait_for_termination: pass only one."
+        )
+    if wait_for_termination is True and wait_for_completion is False:
+        raise ValueError(
+            f"wait_for_termination={wait_for_termination!r} and wait_for_completion={wait_for_completion!r} "
+            "contradict each other; wait_for_completion is the upstream name of wait_for_termination: "
+            "pass only one."
+        )
+    return wait_for_termination

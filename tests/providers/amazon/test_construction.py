@@ -91,10 +91,18 @@ def test_job_id_and_waiters_render_as_upstream_templates():
     assert (op.wait_for_completion, op.wait_for_termination) == (False, False)  # a bool renders to itself
 
 
-def test_wait_for_completion_takes_a_bool_not_a_template():
-    # Upstream would take the rendered text by truthiness ("False" waits); here a mode flag must be a bool.
+def test_wait_for_completion_takes_a_template_and_a_wrong_plain_value_still_fails_at_construction():
+    op = _op(wait_for_completion="{{ params.wait }}")  # checked once rendered (test_templated_wait.py)
+    assert op.wait_for_completion == "{{ params.wait }}"
     with pytest.raises(TypeError, match="wait_for_completion must be True or False"):
-        _op(wait_for_completion="{{ params.wait }}")
+        _op(wait_for_completion="yes")
+    with pytest.raises(TypeError, match="wait_for_termination must be True or False"):
+        _op(wait_for_termination="{{ params.wait }}")  # not a template field: Airflow would never render it
+
+
+def test_a_templated_wait_for_completion_cannot_be_combined_with_wait_for_termination():
+    with pytest.raises(ValueError, match="pass only one"):
+        _op(wait_for_termination=False, wait_for_completion="{{ params.wait }}")
 
 
 def test_fingerprint_follows_the_request_and_ignores_the_token():

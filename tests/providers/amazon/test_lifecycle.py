@@ -39,3 +39,15 @@ def test_jobs_are_terminated_exactly_where_the_lifecycle_table_says(moto_batch_l
 def test_cancel_on_worker_shutdown_restores_the_terminate_on_sigterm(moto_batch_long_jobs):
     outcome = run_lifecycle_case(_factory(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
     assert moto_batch_long_jobs.describe(outcome.job_id)["status"] == "FAILED"
+
+
+def test_a_cleared_batch_task_runs_one_new_job_under_both_clear_behaviours(moto_batch_long_jobs):
+    """Issue 25: clearing keeps task_state_store (3.3.2) or discards it (#72100); either way one new job."""
+    from resumable_jobs.testing import assert_clear_semantics
+
+    outcomes = assert_clear_semantics(_factory())
+    for outcome in outcomes:
+        first = moto_batch_long_jobs.describe(outcome.first_job)
+        assert first["status"] == ("FAILED" if outcome.while_running else "SUCCEEDED")
+        assert moto_batch_long_jobs.describe(outcome.last_job)["status"] == "SUCCEEDED"
+    assert len(moto_batch_long_jobs.jobs()) == 2 * len(outcomes)

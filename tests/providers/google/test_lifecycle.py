@@ -42,3 +42,13 @@ def test_cancel_on_worker_shutdown_restores_the_cancel_on_sigterm(bigquery):
     bigquery.gets_until_done = 6
     outcome = run_lifecycle_case(_factory(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
     assert bigquery.cancels == [outcome.job_id]
+
+
+def test_a_clear_runs_one_new_job_under_both_clear_behaviours(bigquery):
+    """Issue 25: clearing keeps task_state_store (3.3.2) or discards it (#72100); a running job is cancelled."""
+    from resumable_jobs.testing import assert_clear_semantics
+
+    bigquery.gets_until_done = 6
+    outcomes = assert_clear_semantics(_factory())
+    assert bigquery.cancels == [o.first_job for o in outcomes if o.while_running]
+    assert all("errorResult" not in bigquery.jobs[o.last_job].resource["status"] for o in outcomes)

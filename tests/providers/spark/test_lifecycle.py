@@ -46,3 +46,13 @@ def test_cancel_on_worker_shutdown_restores_the_kill_on_sigterm(master):
     master.running_polls = 4
     outcome = run_lifecycle_case(_factory(cancel_on_worker_shutdown=True), LifecycleCase.WORKER_SHUTDOWN)
     assert master.kills == [outcome.job_id]
+
+
+def test_a_clear_runs_one_new_driver_under_both_clear_behaviours(master):
+    """Issue 25: clearing keeps task_state_store (3.3.2) or discards it (#72100); a running driver is killed."""
+    from resumable_jobs.testing import assert_clear_semantics
+
+    master.running_polls = 4
+    outcomes = assert_clear_semantics(_factory())
+    assert master.kills == [o.first_job for o in outcomes if o.while_running]
+    assert all(master.drivers[o.last_job].state == "FINISHED" for o in outcomes)

@@ -42,6 +42,7 @@ FAMILIES = [
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
     ("Snowflake", "resumable_jobs.providers.snowflake", "airflow.providers.snowflake.operators.snowflake"),
     ("dbt Cloud", "resumable_jobs.providers.dbt", "airflow.providers.dbt.cloud.operators.dbt"),
+    ("Kubernetes pod", "resumable_jobs.providers.kubernetes", "airflow.providers.cncf.kubernetes.operators.pod"),
 ]
 
 

@@ -65,6 +65,11 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/dbt-cloud.md",
         ["resumable_jobs.providers.dbt.operator"],
     ),
+    "Kubernetes": (
+        "https://kubernetes.io/",
+        "/docs/providers/kubernetes.md",
+        ["resumable_jobs.providers.kubernetes.pod"],
+    ),
 }
 
 #: integration name -> modules holding triggers of our own, which the triggerer loads by class path

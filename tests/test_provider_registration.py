@@ -30,6 +30,7 @@ OPERATORS = {
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
     "resumable_jobs.providers.snowflake.sql_api": "SnowflakeSqlApiOperator",
     "resumable_jobs.providers.dbt.operator": "DbtCloudRunJobOperator",
+    "resumable_jobs.providers.kubernetes.pod": "KubernetesPodOperator",
 }
 
 
@@ -86,6 +87,7 @@ def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
         "dbt Cloud",
         "AWS Glue",
         "Amazon Redshift",
+        "Kubernetes",
     }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)

@@ -69,6 +69,13 @@ class ResumableJobContract(ABC):
     #: reads it back to cancel the job; ``do_xcom_push=False`` turns the push off.
     external_id_xcom_key: str | None = None
 
+    #: True for operators whose ``do_xcom_push`` switches something else than "no XCom at all"
+    #: (``KubernetesPodOperator``: the XCom sidecar, off by default) and that publish their job's
+    #: identity to XCom on every try, as upstream does: the id is then pushed whatever
+    #: ``do_xcom_push`` says, so the failure callback of a worker that died on its last try
+    #: still finds the job to cancel.
+    external_id_xcom_ignores_do_xcom_push: bool = False
+
     #: The job this try follows, once known (fresh, reconnected, adopted or already succeeded).
     current_external_id: Any = None
 
@@ -218,7 +225,7 @@ class ResumableJobContract(ABC):
             self._job_lifecycle.follow(external_id)
             # For the failure callback of a worker that died on its last try: the dag-processor
             # that runs it can read XCom, not task_state_store.
-            if getattr(self, "do_xcom_push", True):
+            if self.external_id_xcom_ignores_do_xcom_push or getattr(self, "do_xcom_push", True):
                 _push_xcom(context, self._job_id_xcom_key, external_id)
             self.on_job_selected(external_id, context)
 

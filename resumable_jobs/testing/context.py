@@ -83,12 +83,23 @@ class FakeTaskInstance:
         )
 
 
+@dataclass(frozen=True)
+class FakeDag:
+    """The ``dag`` of a context, as far as operators read it: its id (pod labels, links)."""
+
+    dag_id: str
+
+
 def make_context(
     store: InMemoryTaskStateStore | None = None,
     ti: FakeTaskInstance | None = None,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A context dict with ``task_state_store`` and ``ti`` (either may be left out)."""
+    """A context dict with ``task_state_store`` and ``ti`` (either may be left out).
+
+    With a ``ti`` it also carries ``run_id`` and ``dag`` (an object with ``dag_id``), which
+    operators that label what they create with the task instance read (KubernetesPodOperator).
+    """
     context: dict[str, Any] = {"params": {}}
     if store is not None:
         context["task_state_store"] = store
@@ -96,5 +107,7 @@ def make_context(
         context["ti"] = ti
         context["task_instance"] = ti
         context["map_index"] = ti.map_index
+        context["run_id"] = ti.run_id
+        context["dag"] = FakeDag(ti.dag_id)
     context.update(extra)
     return context

@@ -17,6 +17,7 @@ ALWAYS = {
     "example_databricks_run_now_durable",
     "example_batch_job_durable",
     "example_glue_job_durable",
+    "example_kubernetes_pod_durable",
     "example_bigquery_insert_job_durable",
     "example_dbt_cloud_run_job_durable",
     "example_choice_triggerer_deferrable",

@@ -165,6 +165,21 @@ def test_do_xcom_push_false_pushes_no_job_id(system):
     assert ID_KEY not in ti.xcom
 
 
+class SidecarFlagOperator(FakeJobOperator):
+    """do_xcom_push means something else here (KubernetesPodOperator's XCom sidecar)."""
+
+    external_id_xcom_ignores_do_xcom_push = True
+
+
+def test_an_operator_whose_do_xcom_push_means_a_sidecar_still_pushes_the_id_and_cancels_after_death(system):
+    ti = FakeTaskInstance(try_number=2, max_tries=1)
+    op = SidecarFlagOperator(task_id="job", system=system, do_xcom_push=False)
+    job_id, _ = _mid_poll(op, ti)
+    assert ti.xcom[ID_KEY] == job_id
+    CANCEL_AFTER_FINAL_FAILURE(make_context(None, ti, task=SidecarFlagOperator(task_id="job", system=system)))
+    assert system.jobs[job_id].state == CANCELLED
+
+
 # ---------------------------------------------------------------- operators and cancel_job
 class NoCancel(ResumableJobMixin, BaseOperator):
     external_id_key = "no_cancel_id"

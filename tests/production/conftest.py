@@ -15,6 +15,7 @@ the task instance's state and try, and the recovery latency (kill to the retry's
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from tests.production.backends import (
     GlueBackend,
     RedshiftBackend,
     SnowflakeBackend,
+    KubernetesBackend,
     SparkBackend,
 )
 from tests.production.drill import Drill
@@ -57,6 +59,9 @@ DAG_IDS = (
     "prod_glue_deferrable",
     "prod_redshift_sync",
     "prod_redshift_deferrable",
+    "prod_kubernetes_sync",
+    "prod_kubernetes_deferrable",
+    "prod_kubernetes_last_try",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -122,6 +127,17 @@ def dbt_cloud_standin():
 
 
 @pytest.fixture(scope="session")
+def kubernetes_api(tmp_path_factory):
+    """The Kubernetes API stand-in, served by this process: pods stay Running until released."""
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+
+    api = LocalKubernetesApi(running_polls=100_000, log_lines=("working",), follow_hold=600.0)
+    with api.serve():
+        api.kubeconfig = api.write_kubeconfig(tmp_path_factory.mktemp("kubernetes") / "kubeconfig")
+        yield api
+
+
+@pytest.fixture(scope="session")
 def release_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("release")
 
@@ -136,6 +152,7 @@ def airflow(
     bigquery_standin,
     snowflake_standin,
     dbt_cloud_standin,
+    kubernetes_api,
     release_dir,
 ):
     """A running deployment of the requested topology (shared by every test of that topology)."""
@@ -152,6 +169,9 @@ def airflow(
         "RJ_PROD_UNREACHABLE_REST_URL": _unreachable_url(),
         "RJ_PROD_BATCH_QUEUE": moto_server.job_queue,
         "RJ_PROD_BATCH_DEFINITION": moto_server.job_definition,
+        "AIRFLOW_CONN_KUBERNETES_DEFAULT": json.dumps(
+            {"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubernetes_api.kubeconfig)})}
+        ),
     }
     started = time.monotonic()
     with deployment(request.param, DAGS, extra_env=env) as running:
@@ -187,6 +207,8 @@ def backend(request, spark_cluster, release_dir):
         return GlueBackend(request.getfixturevalue("moto_server"))
     if name == "redshift":
         return RedshiftBackend(request.getfixturevalue("moto_server"))
+    if name == "kubernetes":
+        return KubernetesBackend(request.getfixturevalue("kubernetes_api"))
     raise ValueError(name)
 
 

@@ -43,7 +43,7 @@ def assert_single_job_succeeded(drill, job: Job, *, try_number: int, task_id: st
     assert jobs[0].state == drill.backend.succeeded, jobs
     ti = drill.ti(task_id)
     assert (ti["state"], ti["try_number"]) == ("success", try_number), drill.tries_summary(task_id)
-    assert str(drill.xcom(task_id)) == drill.backend.returned(job)
+    assert str(drill.xcom(task_id)) == str(drill.backend.returned(job))
     if try_number > 1:
         retry_log = drill.log(try_number, task_id)
         assert retry_log.contains(resumed_line(drill, job)), f"try {try_number} did not follow job {job.id}"

@@ -28,6 +28,7 @@ SYNC_DAG = {
     "dbt_cloud": "prod_dbt_cloud_sync",
     "glue": "prod_glue_sync",
     "redshift": "prod_redshift_sync",
+    "kubernetes": "prod_kubernetes_sync",
 }
 
 
@@ -56,7 +57,7 @@ def test_task_process_sigkill_mid_poll_reconnects(drill_factory):
     assert any(event.fields.get("signal_name") == "SIGKILL" for event in drill.log(1).events())
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes")
 def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigterm", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()
@@ -70,7 +71,7 @@ def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory
     assert drill.heartbeat_timeouts() == []
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "celery:spark")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "celery:spark")
 def test_whole_worker_sigkill_is_found_by_heartbeat_timeout_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigkill", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()

@@ -17,6 +17,7 @@ from resumable_jobs.providers.databricks import DatabricksRunNowOperator, Databr
 from resumable_jobs.providers.dbt import DbtCloudRunJobOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.providers.snowflake import SnowflakeSqlApiOperator
+from resumable_jobs.providers.kubernetes import KubernetesPodOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
 #: (builder, name of its poll interval)
@@ -60,6 +61,11 @@ OPERATORS = [
         lambda **kw: GlueJobOperator(task_id="t", script_location="s3://b/etl.py", **kw),
         "job_poll_interval",
         id="Glue",
+    ),
+    pytest.param(
+        lambda **kw: KubernetesPodOperator(task_id="t", image="busybox", **kw),
+        "poll_interval",
+        id="KubernetesPod",
     ),
 ]
 

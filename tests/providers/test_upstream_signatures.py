@@ -77,6 +77,12 @@ OPERATORS = [
         "airflow.providers.amazon.aws.operators.redshift_data:RedshiftDataOperator",
         id="RedshiftDataOperator",
     ),
+    pytest.param(
+        "kubernetes",
+        "resumable_jobs.providers.kubernetes:KubernetesPodOperator",
+        "airflow.providers.cncf.kubernetes.operators.pod:KubernetesPodOperator",
+        id="KubernetesPodOperator",
+    ),
 ]
 
 
@@ -228,6 +234,7 @@ def _minimal(path: str) -> Any:
         "DbtCloudRunJobOperator": {"job_id": 1},
         "GlueJobOperator": {},
         "RedshiftDataOperator": {"sql": "SELECT 1", "cluster_identifier": "c"},
+        "KubernetesPodOperator": {},
     }
     operator = _load(path)
     return operator(task_id="t", **required[operator.__name__])
@@ -273,6 +280,7 @@ RESOLVED_DEFAULTS = [
     ],
     ("resumable_jobs.providers.amazon:RedshiftDataOperator", "deferrable", lambda op: op.deferrable),
     ("resumable_jobs.providers.amazon:RedshiftDataOperator", "wait_for_completion", lambda op: op.wait_for_completion),
+    ("resumable_jobs.providers.kubernetes:KubernetesPodOperator", "deferrable", lambda op: op.deferrable),
 ]
 UPSTREAM_OF = {ours: upstream for _, ours, upstream in (p.values for p in OPERATORS)}
 

@@ -17,6 +17,8 @@ where every job stays running for the measurement window and then ends. It print
   status call, over the window;
 * ``rss/trig``: the triggerer's resident memory over the window, minus its idle memory before
   any trigger existed, per trigger;
+* ``seen p50/p99/max``: seconds from a job's end to the status call that saw it (the trigger's part
+  of the resume: at most one poll interval plus the poll lag);
 * ``resume p50/p99/max``: seconds from a job's end (the stand-in's clock) to its task instance's
   ``scheduled_dttm``, the moment the triggerer handed the event to the task instance (state
   ``scheduled``, ``next_method`` set).
@@ -459,6 +461,7 @@ class Case:
     stall_probe: float = 0.0
     cpu_per_call: float | None = None
     rss_per_trigger_kib: float | None = None
+    seen: tuple[float, float, float] | None = None
     resume: tuple[float, float, float] | None = None
     resumed: int = 0
     calls: int = 0
@@ -574,6 +577,9 @@ def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[st
     after = log.read_bytes()[log_offset:].decode(errors="replace")
     case.stall_warning = max((float(v) for v in _BLOCKED.findall(after)), default=0.0)
     end_at = snapshot["end_at"]
+    case.seen = _pcts(
+        [min(t for t in times if t >= end_at) - end_at for times in calls.values() if times[-1] >= end_at]
+    )
     delays = [dttm.timestamp() - end_at for index, state, dttm in rows if index < n and state == "scheduled" and dttm]
     case.resumed = len(delays)
     case.resume = _pcts(delays)
@@ -607,14 +613,14 @@ def _triple(values: tuple[float, float, float] | None) -> str:
 def table(cases: list[Case], poll: float) -> str:
     lines = [
         f"poll interval {poll:g} s; lag and resume in seconds (p50 / p99 / max); cpu in ms per status call",
-        "| class | owner | N | start s | poll lag | stall s | cpu ms/call | rss KiB/trigger | resume | calls | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| class | owner | N | start s | poll lag | stall s | cpu ms/call | rss KiB/trigger | seen | resume | calls | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cases:
         lines.append(
             f"| {c.name} | {c.owner} | {c.n} | {_fmt(c.start, 1)} | {_triple(c.lag)} | {c.stall:.2f} | "
             f"{_fmt(None if c.cpu_per_call is None else c.cpu_per_call * 1000)} | {_fmt(c.rss_per_trigger_kib, 0)} | "
-            f"{_triple(c.resume)} | {c.calls} | {c.note} |"
+            f"{_triple(c.seen)} | {_triple(c.resume)} | {c.calls} | {c.note} |"
         )
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@ the benchmark.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -27,18 +28,26 @@ from airflow.triggers.base import BaseTrigger, TriggerEvent
 
 __all__ = ["FloorTrigger", "LoopLagProbe"]
 
-_SESSIONS: dict[int, Any] = {}
+_SESSIONS: dict[int, list[Any]] = {}  # id of the loop -> [session, users]
 
 
-def _session() -> Any:
-    """One ``aiohttp`` session per event loop (a session belongs to the loop it was made in)."""
+@contextlib.asynccontextmanager
+async def _session() -> AsyncIterator[Any]:
+    """One ``aiohttp`` session per event loop (a session belongs to its loop), closed with its last user."""
     import aiohttp
 
-    loop = asyncio.get_running_loop()
-    session = _SESSIONS.get(id(loop))
-    if session is None or session.closed:
-        session = _SESSIONS[id(loop)] = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30))
-    return session
+    key = id(asyncio.get_running_loop())
+    entry = _SESSIONS.get(key)
+    if entry is None:
+        entry = _SESSIONS[key] = [aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)), 0]
+    entry[1] += 1
+    try:
+        yield entry[0]
+    finally:
+        entry[1] -= 1
+        if entry[1] == 0:
+            del _SESSIONS[key]
+            await entry[0].close()
 
 
 class FloorTrigger(BaseTrigger):
@@ -55,16 +64,17 @@ class FloorTrigger(BaseTrigger):
         )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
-        while True:
-            try:
-                async with _session().get(f"{self.url}/floor/{self.job_id}") as response:
-                    state = (await response.json()).get("state")
-            except Exception as error:  # noqa: BLE001 - the floor keeps polling, as a product trigger would
-                state = f"error: {error}"
-            if state == "DONE":
-                yield TriggerEvent({"status": "success", "external_id": self.job_id})
-                return
-            await asyncio.sleep(self.poll_interval)
+        async with _session() as session:
+            while True:
+                try:
+                    async with session.get(f"{self.url}/floor/{self.job_id}") as response:
+                        state = (await response.json()).get("state")
+                except Exception as error:  # noqa: BLE001 - the floor keeps polling, as a product trigger would
+                    state = f"error: {error}"
+                if state == "DONE":
+                    yield TriggerEvent({"status": "success", "external_id": self.job_id})
+                    return
+                await asyncio.sleep(self.poll_interval)
 
 
 class LoopLagProbe(BaseTrigger):
@@ -78,6 +88,12 @@ class LoopLagProbe(BaseTrigger):
         return (f"{type(self).__module__}.{type(self).__qualname__}", {"url": self.url, "tick": self.tick})
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
+        async with _session() as session:
+            async for event in self._watch(session):
+                yield event
+                return
+
+    async def _watch(self, session: Any) -> AsyncIterator[TriggerEvent]:
         worst, reported = 0.0, time.monotonic()
         while True:
             started = time.monotonic()
@@ -87,7 +103,7 @@ class LoopLagProbe(BaseTrigger):
             if now - reported < 1.0:
                 continue
             try:
-                async with _session().post(f"{self.url}/_bench/probe", json={"t": time.time(), "lag": worst}) as reply:
+                async with session.post(f"{self.url}/_bench/probe", json={"t": time.time(), "lag": worst}) as reply:
                     stop = (await reply.json()).get("stop")
             except Exception:  # noqa: BLE001 - a lost report is a gap in the figures, not a reason to stop
                 stop = False

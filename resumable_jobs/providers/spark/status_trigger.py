@@ -10,7 +10,8 @@ How it works: :class:`ApplicationStatusTrigger` holds the subclass's :meth:`~App
 (a lease on a client shared by every trigger of the loop for the same connection, see
 :mod:`resumable_jobs.providers.shared_clients`) while it runs, awaits
 :meth:`~ApplicationStatusTrigger.read_status` every ``poll_interval`` seconds (nothing in it may
-block the loop), and fires the mixin's event shape once:
+block the loop), logs each state once (a line per poll and trigger is what a thousand triggers
+cannot afford), and fires the mixin's event shape once:
 ``{"status": "success" | "error", "external_id": <id>, "message": ...}`` - success when the
 application succeeded; error when it ended otherwise, when the system no longer knows it, and
 after ``max_consecutive_errors`` failed reads in a row. An error event fails the try; the retry
@@ -90,6 +91,7 @@ class ApplicationStatusTrigger(BaseTrigger):
         async with self.connect() as client:
             errors: list[str] = []
             transient = self.transient_errors()
+            last_state = None
             while True:
                 try:
                     status = await self.read_status(client)
@@ -114,7 +116,9 @@ class ApplicationStatusTrigger(BaseTrigger):
                         else:
                             yield self._event("error", status.describe())
                         return
-                    self.log.info("%s %s is %s", self.noun, self.app_id, status.state)
+                    if status.state != last_state:  # each state once, as the synchronous poll logs
+                        self.log.info("%s %s is %s", self.noun, self.app_id, status.state)
+                        last_state = status.state
                 await asyncio.sleep(self.poll_interval)
 
     def _event(self, status: str, message: str) -> TriggerEvent:

@@ -71,6 +71,7 @@ class SparkDriverTrigger(BaseTrigger):
         import aiohttp
 
         errors: list[str] = []
+        last_state = None
         async with shared_http_session(("spark-rest", tuple(self.rest_urls))) as lease:
             while True:
                 try:
@@ -96,7 +97,9 @@ class SparkDriverTrigger(BaseTrigger):
                         else:
                             yield self._event("error", status.describe())
                         return
-                    self.log.info("Spark driver %s is %s", self.driver_id, status.state)
+                    if status.state != last_state:  # each state once, as the synchronous poll logs
+                        self.log.info("Spark driver %s is %s", self.driver_id, status.state)
+                        last_state = status.state
                 await asyncio.sleep(self.poll_interval)
 
     async def _status(self, lease: Lease) -> DriverStatus:

@@ -12,6 +12,8 @@ not configured), or - while no RM is active - with a plain-text page; both mean 
 one", never "not found". Only the RM's own JSON ``NotFoundException`` (HTTP 404) raises
 :class:`~resumable_jobs.mixin.errors.JobNotFoundError`, so a proxy's 404 page cannot make the mixin
 submit a second application. Every call carries ``auth`` (``yarn_rm_auth``, SPNEGO or none).
+What an answer means is decided in one place, :func:`read_answer`, which the trigger's
+asynchronous client (:mod:`~resumable_jobs.providers.spark.yarn.rm_async`) uses too.
 
 What it does not do: no retries on the same RM and no waiting (the callers poll); it does not
 submit applications (``spark-submit`` does, over Hadoop RPC).

@@ -700,6 +700,8 @@ def main(argv: list[str] | None = None) -> int:
                 except Exception as error:  # noqa: BLE001 - one failed case must not lose the others
                     case = Case(name, CLASS_BY_NAME[name].owner, n, note=f"{type(error).__name__}: {error}"[:200])
                 cases.append(case)
+                if args.json:  # after every case, so an interrupted run keeps what it measured
+                    args.json.write_text(json.dumps([c.__dict__ for c in cases], indent=1))
                 print(table([case], args.poll).splitlines()[-1], f"(load {os.getloadavg()[0]:.2f})", flush=True)
     finally:
         server.stop()
@@ -709,8 +711,6 @@ def main(argv: list[str] | None = None) -> int:
     print(table(cases, args.poll))
     print()
     print(goal([c for c in cases if c.lag is not None] or cases, args.poll))
-    if args.json:
-        args.json.write_text(json.dumps([c.__dict__ for c in cases], indent=1))
     return 0
 
 

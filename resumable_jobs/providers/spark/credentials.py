@@ -10,7 +10,8 @@ credentials, else not at all - upstream's rule.
 How it works: :func:`kerberos_for_submit` is a context manager yielding the keytab path and
 principal for one ``spark-submit`` run; a keytab that comes base64-encoded from the connection is
 written to a private temporary file (mode 0600) that is removed when the run ends.
-:func:`resource_manager_auth` builds the ``requests`` auth object.
+:func:`resource_manager_auth` builds the ``requests`` auth object; :func:`negotiate_header`
+the SPNEGO header the trigger's ``aiohttp`` client sends.
 
 What it does not do: it does not obtain or renew tickets (Airflow's ``kerberos`` command does),
 and it never logs a keytab.
@@ -25,8 +26,9 @@ import os
 import tempfile
 from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-__all__ = ["KRB5CCACHE_CONF", "kerberos_for_submit", "resource_manager_auth"]
+__all__ = ["KRB5CCACHE_CONF", "kerberos_for_submit", "negotiate_header", "resource_manager_auth"]
 
 #: What upstream passes to Spark for ``use_krb5ccache=True``.
 KRB5CCACHE_CONF = {"spark.kerberos.renewal.credentials": "ccache"}
@@ -73,8 +75,26 @@ def resource_manager_auth(explicit: Any, *, kerberos: bool) -> Any:
     try:
         from requests_kerberos import HTTPKerberosAuth
     except ImportError as error:
-        raise RuntimeError(
-            "this task uses Kerberos (keytab/principal), so the ResourceManager REST API is called with "
-            "SPNEGO, which needs the requests-kerberos package; install it, or pass yarn_rm_auth="
-        ) from error
+        raise RuntimeError(_NO_SPNEGO) from error
     return HTTPKerberosAuth()
+
+
+def negotiate_header(url: str) -> str:
+    """``Negotiate <token>`` for the ``HTTP`` service of ``url``'s host, from the ticket cache.
+
+    The trigger's (``aiohttp``) side of SPNEGO, through ``pyspnego`` - the library
+    ``requests-kerberos`` itself uses, installed with it. It may ask the KDC for a service ticket,
+    so callers in an event loop run it in a thread.
+    """
+    try:
+        import spnego
+    except ImportError as error:
+        raise RuntimeError(_NO_SPNEGO) from error
+    context = spnego.client(hostname=urlsplit(url).hostname, service="HTTP", protocol="kerberos")
+    return "Negotiate " + base64.b64encode(context.step() or b"").decode()
+
+
+_NO_SPNEGO = (
+    "this task uses Kerberos (keytab/principal), so the ResourceManager REST API is called with "
+    "SPNEGO, which needs the requests-kerberos package; install it, or pass yarn_rm_auth="
+)

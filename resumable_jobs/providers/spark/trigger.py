@@ -3,9 +3,10 @@
 What it is for: polling a Spark standalone driver's status from the triggerer while the task is
 deferred, and firing one event when the driver is terminal.
 
-How it works: ``run()`` opens one ``aiohttp`` session (imported inside ``run``, so loading this
-module for (de)serialisation costs nothing) and GETs ``/v1/submissions/status/<id>`` every
-``poll_interval`` seconds, reading replies with the same
+How it works: ``run()`` GETs ``/v1/submissions/status/<id>`` every ``poll_interval`` seconds with
+``aiohttp`` (imported inside ``run``, so loading this module for (de)serialisation costs nothing),
+on one session shared by every standalone trigger of the triggerer for the same masters
+(:mod:`resumable_jobs.providers.shared_clients`), not one session per trigger, reading replies with the same
 :func:`~resumable_jobs.providers.spark.status.parse_status_reply` the worker uses. It fires the
 mixin's event shape ``{"status": "success" | "error", "external_id": <driver id>, "message": ...}``:
 success for FINISHED; error for FAILED/KILLED/ERROR (with the master's message), for an id the
@@ -23,6 +24,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from resumable_jobs.mixin.errors import JobNotFoundError
+from resumable_jobs.providers.shared_clients import Lease, import_off_loop, shared_http_session
 from resumable_jobs.providers.spark.rest_client import API_PREFIX
 from resumable_jobs.providers.spark.status import DriverStatus, MasterNotAliveError, parse_status_reply
 
@@ -65,14 +67,15 @@ class SparkDriverTrigger(BaseTrigger):
         )
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
+        await import_off_loop("aiohttp")
         import aiohttp
 
         errors: list[str] = []
-        timeout = aiohttp.ClientTimeout(total=self.request_timeout)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
+        last_state = None
+        async with shared_http_session(("spark-rest", tuple(self.rest_urls))) as lease:
             while True:
                 try:
-                    status = await self._status(session)
+                    status = await self._status(lease)
                 except JobNotFoundError as missing:
                     yield self._event("error", f"{missing}; it may have been lost in a master restart")
                     return
@@ -94,18 +97,21 @@ class SparkDriverTrigger(BaseTrigger):
                         else:
                             yield self._event("error", status.describe())
                         return
-                    self.log.info("Spark driver %s is %s", self.driver_id, status.state)
+                    if status.state != last_state:  # each state once, as the synchronous poll logs
+                        self.log.info("Spark driver %s is %s", self.driver_id, status.state)
+                        last_state = status.state
                 await asyncio.sleep(self.poll_interval)
 
-    async def _status(self, session: Any) -> DriverStatus:
+    async def _status(self, lease: Lease) -> DriverStatus:
         import aiohttp
 
+        timeout = aiohttp.ClientTimeout(total=self.request_timeout)
         not_alive: MasterNotAliveError | None = None
         last_error: Exception | None = None
         for base in self.rest_urls:
             url = f"{base}{API_PREFIX}/status/{self.driver_id}"
             try:
-                async with session.get(url) as response:
+                async with lease.use() as session, session.get(url, timeout=timeout) as response:
                     reply = await response.json(content_type=None)
             except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as error:  # try the next master
                 last_error = error

@@ -278,3 +278,15 @@ def test_trigger_serialises_to_json_and_round_trips():
         "poll_interval": 7.0,
         "max_consecutive_errors": 5,
     }
+
+
+def test_trigger_logs_each_state_once_not_every_poll(yarn, caplog, capsys):
+    yarn.running_polls = 3
+    app_id = yarn.register()
+    with caplog.at_level("INFO"):
+        _trigger_event(app_id, [yarn.url])
+    captured = capsys.readouterr()
+    # std logging or Airflow's structlog output (on some versions both carry the same line)
+    text = next(t for t in (caplog.text, captured.out + captured.err) if f"{app_id} is ACCEPTED" in t)
+    assert text.count(f"YARN application {app_id} is ACCEPTED") == 1
+    assert text.count(f"YARN application {app_id} is RUNNING") == 1  # three RUNNING polls, one line

@@ -23,7 +23,14 @@ from typing import Any
 from resumable_jobs.mixin.errors import JobNotFoundError
 from resumable_jobs.providers.spark.cluster_manager import StatusUnavailable
 
-__all__ = ["DEFAULT_KUBERNETES_CONN_ID", "DriverPods", "KubernetesApiRefused", "KubernetesApiUnavailable"]
+__all__ = [
+    "DEFAULT_KUBERNETES_CONN_ID",
+    "DriverPods",
+    "KubernetesApiRefused",
+    "KubernetesApiUnavailable",
+    "api_error",
+    "missing_provider",
+]
 
 DEFAULT_KUBERNETES_CONN_ID = "kubernetes_default"
 
@@ -47,15 +54,14 @@ class DriverPods:
         try:
             from airflow.providers.cncf.kubernetes.hooks.kubernetes import KubernetesHook
         except ImportError as error:
-            raise RuntimeError(
-                "Spark on Kubernetes needs the apache-airflow-providers-cncf-kubernetes package "
-                '(pip install "airflow-provider-resumable-jobs[spark-kubernetes]")'
-            ) from error
+            raise missing_provider() from error
         return KubernetesHook(conn_id=self.kubernetes_conn_id).core_v1_client
 
     def labelled(self, namespace: str, label_selector: str) -> list[Any]:
         """The pods of ``namespace`` matching ``label_selector`` (any phase)."""
-        reply = self._call("list pods", None, lambda: self.core.list_namespaced_pod(namespace, label_selector=label_selector))
+        reply = self._call(
+            "list pods", None, lambda: self.core.list_namespaced_pod(namespace, label_selector=label_selector)
+        )
         return list(getattr(reply, "items", None) or [])
 
     def read(self, namespace: str, name: str) -> Any:
@@ -72,18 +78,34 @@ class DriverPods:
         try:
             return call()
         except ApiException as error:
-            status = int(getattr(error, "status", 0) or 0)
-            detail = f"{verb}: HTTP {status} {getattr(error, 'reason', '')}".strip()
-            if status == 404 and app_id is not None:
-                raise JobNotFoundError(app_id, "the Kubernetes API has no such pod (deleted, or never created)") from error
-            if status >= 500 or status in (0, 429):
-                raise KubernetesApiUnavailable(detail) from error
-            raise KubernetesApiRefused(
-                f"{detail}: the identity Airflow uses needs '{verb}' in the driver's namespace "
-                f"(pods: list, get, delete); {_body(error)}"
-            ) from error
+            raise api_error(verb, app_id, error) from error
         except (HTTPError, OSError) as error:
             raise KubernetesApiUnavailable(f"{verb}: {type(error).__name__}: {error}") from error
+
+
+def api_error(verb: str, app_id: str | None, error: Any) -> Exception:
+    """What an ``ApiException`` (of ``kubernetes`` or ``kubernetes_asyncio``) means for ``verb`` on ``app_id``.
+
+    404 on a pod: ``JobNotFoundError``; 5xx, 429 or no status: :class:`KubernetesApiUnavailable`;
+    any other refusal: :class:`KubernetesApiRefused` naming the permission.
+    """
+    status = int(getattr(error, "status", 0) or 0)
+    detail = f"{verb}: HTTP {status} {getattr(error, 'reason', '')}".strip()
+    if status == 404 and app_id is not None:
+        return JobNotFoundError(app_id, "the Kubernetes API has no such pod (deleted, or never created)")
+    if status >= 500 or status in (0, 429):
+        return KubernetesApiUnavailable(detail)
+    return KubernetesApiRefused(
+        f"{detail}: the identity Airflow uses needs '{verb}' in the driver's namespace "
+        f"(pods: list, get, delete); {_body(error)}"
+    )
+
+
+def missing_provider() -> RuntimeError:
+    return RuntimeError(
+        "Spark on Kubernetes needs the apache-airflow-providers-cncf-kubernetes package "
+        '(pip install "airflow-provider-resumable-jobs[spark-kubernetes]")'
+    )
 
 
 def _body(error: Any) -> str:

@@ -1,20 +1,26 @@
 """The triggerer side of ``SparkSubmitOperator(deferrable=True)`` on Kubernetes.
 
 What it is for: waiting for a Spark driver pod in the triggerer, through the ``cncf.kubernetes``
-hook, with the worker's status mapping (driver container exit code first, then pod phase).
+provider's async hook, with the worker's status mapping (driver container exit code first, then
+pod phase).
 
 How it works: :class:`KubernetesDriverPodTrigger` is an
 :class:`~resumable_jobs.providers.spark.status_trigger.ApplicationStatusTrigger` whose read is
-``GET /api/v1/namespaces/<ns>/pods/<name>``. Its serialised arguments are the ``<ns>:<pod>`` id
-and the ``kubernetes`` connection id; credentials are resolved in the triggerer.
+``GET /api/v1/namespaces/<ns>/pods/<name>`` with ``kubernetes_asyncio``
+(:mod:`~resumable_jobs.providers.spark.kubernetes.pods_async`), on one API client shared by every
+Kubernetes trigger of the triggerer for the same connection. Its serialised arguments are the
+``<ns>:<pod>`` id and the ``kubernetes`` connection id; credentials are resolved in the triggerer.
 
 What it does not do: it never deletes the pod.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import Any, ClassVar
 
+from resumable_jobs.providers.shared_clients import Lease, shared_client
 from resumable_jobs.providers.spark.kubernetes.manager import KubernetesClusterManager, parse_app_id
 from resumable_jobs.providers.spark.kubernetes.status import DriverPodStatus
 from resumable_jobs.providers.spark.status_trigger import ApplicationStatusTrigger
@@ -25,6 +31,12 @@ __all__ = ["KubernetesDriverPodTrigger"]
 class KubernetesDriverPodTrigger(ApplicationStatusTrigger):
     """Poll one Spark driver pod until the driver has ended."""
 
+    client_modules: ClassVar[tuple[str, ...]] = (
+        "aiohttp",
+        "kubernetes_asyncio.client",
+        "airflow.providers.cncf.kubernetes.hooks.kubernetes",
+        "resumable_jobs.providers.spark.kubernetes.pods_async",
+    )
     noun: ClassVar[str] = KubernetesClusterManager.noun
     lost_hint: ClassVar[str] = KubernetesClusterManager.lost_hint
 
@@ -37,7 +49,6 @@ class KubernetesDriverPodTrigger(ApplicationStatusTrigger):
     ) -> None:
         super().__init__(app_id, poll_interval=poll_interval, max_consecutive_errors=max_consecutive_errors)
         self.kubernetes_conn_id = kubernetes_conn_id
-        self._pods: Any = None
 
     def serialized_kwargs(self) -> dict[str, Any]:
         return {"kubernetes_conn_id": self.kubernetes_conn_id}
@@ -45,10 +56,16 @@ class KubernetesDriverPodTrigger(ApplicationStatusTrigger):
     def transient_errors(self) -> tuple[type[Exception], ...]:
         return (*KubernetesClusterManager.transient_errors, ValueError)
 
-    def read_status(self) -> DriverPodStatus:
-        if self._pods is None:
-            from resumable_jobs.providers.spark.kubernetes.pods import DriverPods
+    def connect(self) -> AbstractAsyncContextManager[Lease]:
+        from resumable_jobs.providers.spark.kubernetes.pods_async import CLIENT_MAX_AGE, api_client
 
-            self._pods = DriverPods(self.kubernetes_conn_id)
+        opener = partial(api_client, self.kubernetes_conn_id)
+        return shared_client(("kubernetes", self.kubernetes_conn_id), opener, max_age=CLIENT_MAX_AGE)
+
+    async def read_status(self, client: Lease) -> DriverPodStatus:
+        from resumable_jobs.providers.spark.kubernetes.pods_async import read_pod
+
         namespace, name = parse_app_id(self.app_id)
-        return DriverPodStatus.from_pod(self.app_id, self._pods.read(namespace, name))
+        async with client.use() as api:
+            pod = await read_pod(api, namespace, name)
+        return DriverPodStatus.from_pod(self.app_id, pod)

@@ -12,6 +12,8 @@ not configured), or - while no RM is active - with a plain-text page; both mean 
 one", never "not found". Only the RM's own JSON ``NotFoundException`` (HTTP 404) raises
 :class:`~resumable_jobs.mixin.errors.JobNotFoundError`, so a proxy's 404 page cannot make the mixin
 submit a second application. Every call carries ``auth`` (``yarn_rm_auth``, SPNEGO or none).
+What an answer means is decided in one place, :func:`read_answer`, which the trigger's
+asynchronous client (:mod:`~resumable_jobs.providers.spark.yarn.rm_async`) uses too.
 
 What it does not do: no retries on the same RM and no waiting (the callers poll); it does not
 submit applications (``spark-submit`` does, over Hadoop RPC).
@@ -20,13 +22,23 @@ submit applications (``spark-submit`` does, over Hadoop RPC).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
 from resumable_jobs.mixin.errors import JobNotFoundError
 from resumable_jobs.providers.spark.cluster_manager import StatusUnavailable
 
-__all__ = ["APPS_PATH", "ResourceManagerClient", "ResourceManagerRefused", "ResourceManagerUnavailable"]
+__all__ = [
+    "APPS_PATH",
+    "ResourceManagerClient",
+    "ResourceManagerRefused",
+    "ResourceManagerUnavailable",
+    "RmReply",
+    "application_report",
+    "no_active_rm",
+    "read_answer",
+]
 
 APPS_PATH = "/ws/v1/cluster/apps"
 
@@ -57,11 +69,7 @@ class ResourceManagerClient:
 
     def application(self, app_id: str) -> dict[str, Any]:
         """The ``app`` report of ``app_id``; ``JobNotFoundError`` when the RM does not know it."""
-        reply = self._call("GET", f"{APPS_PATH}/{app_id}", not_found_id=app_id)
-        app = reply.get("app")
-        if not isinstance(app, dict):
-            raise ResourceManagerUnavailable(f"ResourceManager answered without an application report: {reply!r}")
-        return app
+        return application_report(self._call("GET", f"{APPS_PATH}/{app_id}", not_found_id=app_id))
 
     def applications_tagged(self, tag: str) -> list[dict[str, Any]]:
         """Every application (any state the RM still keeps) carrying ``tag``."""
@@ -90,13 +98,12 @@ class ResourceManagerClient:
         import requests
 
         candidates = list(self.urls)
-        failures = []
+        failures: list[str] = []
         for base in candidates:
-            url = f"{base}{path}"
             try:
                 response = requests.request(
                     method,
-                    url,
+                    f"{base}{path}",
                     params=params,
                     json=body,
                     auth=self.auth,
@@ -107,28 +114,82 @@ class ResourceManagerClient:
             except requests.exceptions.RequestException as error:
                 failures.append(f"{base}: {type(error).__name__}: {error}")
                 continue
-            if response.status_code in (301, 302, 303, 307, 308):
-                active = _base_of(response.headers.get("Location"))
-                if active and active not in candidates:
-                    candidates.append(active)  # a standby names the active RM
-                failures.append(f"{base}: standby ({response.status_code} to {active or 'nowhere yet'})")
-                continue
-            reply = _json_or_none(response)
-            if reply is None:
-                failures.append(f"{base}: HTTP {response.status_code} without JSON: {response.text[:200]!r}")
-                continue
-            if response.status_code == 404 and not_found_id and _remote_exception(reply) == "NotFoundException":
-                raise JobNotFoundError(not_found_id, _remote_message(reply) or "the ResourceManager does not know it")
-            if response.status_code >= 500:
-                failures.append(f"{base}: HTTP {response.status_code}: {_remote_message(reply) or repr(reply)}")
-                continue
-            if response.status_code >= 400:
-                raise ResourceManagerRefused(
-                    f"{method} {url} answered HTTP {response.status_code}: {_remote_message(reply) or repr(reply)}"
-                )
-            self.active_url = base
-            return reply
-        raise ResourceManagerUnavailable(f"no ResourceManager answered {method} {path}: " + "; ".join(failures))
+            answer = read_answer(
+                RmReply(
+                    base,
+                    method,
+                    path,
+                    response.status_code,
+                    response.headers.get("Location"),
+                    _json_or_none(response),
+                    response.text,
+                ),
+                candidates,
+                failures,
+                not_found_id=not_found_id,
+            )
+            if answer is not None:
+                self.active_url = base
+                return answer
+        raise no_active_rm(method, path, failures)
+
+
+@dataclass(frozen=True)
+class RmReply:
+    """One ResourceManager's answer to one call, whatever client made it."""
+
+    base: str
+    method: str
+    path: str
+    status: int
+    location: str | None
+    #: the JSON object of the body, or None when the body is no JSON object
+    json: dict[str, Any] | None
+    text: str
+
+
+def read_answer(
+    reply: RmReply, candidates: list[str], failures: list[str], *, not_found_id: str | None = None
+) -> dict[str, Any] | None:
+    """What one RM's answer means: the JSON to return, or None to ask the next RM (noted in ``failures``).
+
+    A standby's redirect appends the active RM it names to ``candidates``. Raises
+    ``JobNotFoundError`` for the RM's own NotFoundException and ``ResourceManagerRefused`` for
+    another 4xx. Shared by the synchronous client and the trigger's asynchronous one.
+    """
+    base, status = reply.base, reply.status
+    if status in (301, 302, 303, 307, 308):
+        active = _base_of(reply.location)
+        if active and active not in candidates:
+            candidates.append(active)  # a standby names the active RM
+        failures.append(f"{base}: standby ({status} to {active or 'nowhere yet'})")
+        return None
+    answer = reply.json
+    if answer is None:
+        failures.append(f"{base}: HTTP {status} without JSON: {reply.text[:200]!r}")
+        return None
+    if status == 404 and not_found_id and _remote_exception(answer) == "NotFoundException":
+        raise JobNotFoundError(not_found_id, _remote_message(answer) or "the ResourceManager does not know it")
+    if status >= 500:
+        failures.append(f"{base}: HTTP {status}: {_remote_message(answer) or repr(answer)}")
+        return None
+    if status >= 400:
+        raise ResourceManagerRefused(
+            f"{reply.method} {base}{reply.path} answered HTTP {status}: {_remote_message(answer) or repr(answer)}"
+        )
+    return answer
+
+
+def no_active_rm(method: str, path: str, failures: list[str]) -> ResourceManagerUnavailable:
+    return ResourceManagerUnavailable(f"no ResourceManager answered {method} {path}: " + "; ".join(failures))
+
+
+def application_report(reply: dict[str, Any]) -> dict[str, Any]:
+    """The ``app`` object of a ``GET /ws/v1/cluster/apps/<id>`` answer."""
+    app = reply.get("app")
+    if not isinstance(app, dict):
+        raise ResourceManagerUnavailable(f"ResourceManager answered without an application report: {reply!r}")
+    return app
 
 
 def _base_of(location: str | None) -> str | None:

@@ -5,9 +5,12 @@ API (HA: each RM in turn), with the worker's status mapping.
 
 How it works: :class:`YarnApplicationTrigger` is an
 :class:`~resumable_jobs.providers.spark.status_trigger.ApplicationStatusTrigger` whose read is
-``GET /ws/v1/cluster/apps/<id>``. Its serialised arguments are the application id, the RM URLs
-and whether to authenticate with SPNEGO (the triggerer then needs ``requests-kerberos`` and a
-ticket cache, as the worker does).
+``GET /ws/v1/cluster/apps/<id>`` through
+:class:`~resumable_jobs.providers.spark.yarn.rm_async.AsyncResourceManagerClient` (``aiohttp``,
+never blocking the loop) on one session shared by every YARN trigger of the triggerer for the
+same ResourceManagers. Its serialised arguments are the application id, the RM URLs and whether
+to authenticate with SPNEGO (the triggerer then needs ``requests-kerberos`` - whose ``pyspnego``
+makes the token - and a ticket cache, as the worker does).
 
 What it does not do: it cannot carry an explicit ``yarn_rm_auth`` object to the triggerer (it is
 no JSON); the operator refuses ``deferrable=True`` with one, naming this reason.
@@ -16,8 +19,10 @@ no JSON); the operator refuses ``deferrable=True`` with one, naming this reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar
 
+from resumable_jobs.providers.shared_clients import Lease, shared_http_session
 from resumable_jobs.providers.spark.status_trigger import ApplicationStatusTrigger
 from resumable_jobs.providers.spark.yarn.manager import YarnClusterManager
 from resumable_jobs.providers.spark.yarn.status import YarnApplicationStatus
@@ -28,6 +33,7 @@ __all__ = ["YarnApplicationTrigger"]
 class YarnApplicationTrigger(ApplicationStatusTrigger):
     """Poll one YARN application until it is terminal."""
 
+    client_modules: ClassVar[tuple[str, ...]] = ("aiohttp", "resumable_jobs.providers.spark.yarn.rm_async")
     noun: ClassVar[str] = YarnClusterManager.noun
     lost_hint: ClassVar[str] = YarnClusterManager.lost_hint
 
@@ -44,7 +50,6 @@ class YarnApplicationTrigger(ApplicationStatusTrigger):
         self.rm_urls = [str(u).rstrip("/") for u in rm_urls]
         self.kerberos = bool(kerberos)
         self.request_timeout = float(request_timeout)
-        self._client: Any = None
 
     def serialized_kwargs(self) -> dict[str, Any]:
         return {"rm_urls": list(self.rm_urls), "kerberos": self.kerberos, "request_timeout": self.request_timeout}
@@ -52,11 +57,11 @@ class YarnApplicationTrigger(ApplicationStatusTrigger):
     def transient_errors(self) -> tuple[type[Exception], ...]:
         return (*YarnClusterManager.transient_errors, ValueError)
 
-    def read_status(self) -> YarnApplicationStatus:
-        if self._client is None:
-            from resumable_jobs.providers.spark.credentials import resource_manager_auth
-            from resumable_jobs.providers.spark.yarn.rm_client import ResourceManagerClient
+    def connect(self) -> AbstractAsyncContextManager[Lease]:
+        return shared_http_session(("yarn", tuple(self.rm_urls)))
 
-            auth = resource_manager_auth(None, kerberos=self.kerberos)
-            self._client = ResourceManagerClient(self.rm_urls, auth=auth, timeout=self.request_timeout)
-        return YarnApplicationStatus.from_report(self._client.application(self.app_id))
+    async def read_status(self, client: Lease) -> YarnApplicationStatus:
+        from resumable_jobs.providers.spark.yarn.rm_async import AsyncResourceManagerClient
+
+        rm = AsyncResourceManagerClient(self.rm_urls, client, kerberos=self.kerberos, timeout=self.request_timeout)
+        return YarnApplicationStatus.from_report(await rm.application(self.app_id))

@@ -1,0 +1,720 @@
+"""How one real ``airflow triggerer`` copes with N deferred tasks per trigger class (issue 23).
+
+For every trigger class in :data:`CLASSES` and every N, one case: a fresh ``airflow triggerer``
+(Airflow 3.3, SQLite, the environment of ``resumable_jobs.local.airflow_config``) takes N deferred
+task instances whose triggers poll one stand-in server (``serve`` below, in its own process),
+where every job stays running for the measurement window and then ends. It prints, per class and N:
+
+* ``start``: seconds from the moment the deferred task instances exist to the first status call
+  of the last of them (the triggerer assigns at most ``[triggerer] max_trigger_to_select_per_loop``
+  = 50 triggers per loop, so this is mostly Airflow's pace at N = 1,000);
+* ``lag p50/p99/max``: poll lag, the interval between two consecutive status calls of one job
+  minus the configured poll interval, over the window (after every trigger has started);
+* ``stall``: the worst event-loop stall after start-up - the largest of Airflow's "Triggerer's
+  async thread was blocked for X seconds" warnings and the worst oversleep of a probe trigger
+  (:class:`benchmarks.capacity_triggers.LoopLagProbe`, a 50 ms sleep in the same loop);
+* ``cpu/call``: CPU seconds of the triggerer (its supervisor and its trigger-runner process) per
+  status call, over the window;
+* ``rss/trig``: the triggerer's resident memory over the window, minus its idle memory before
+  any trigger existed, per trigger;
+* ``seen p50/p99/max``: seconds from a job's end to the status call that saw it (the trigger's part
+  of the resume: at most one poll interval plus the poll lag);
+* ``resume p50/p99/max``: seconds from a job's end (the stand-in's clock) to its task instance's
+  ``scheduled_dttm``, the moment the triggerer handed the event to the task instance (state
+  ``scheduled``, ``next_method`` set).
+
+How the deferred tasks are made: a DAG with one ``EmptyOperator`` is serialised into the metadata
+database (``airflow dags reserialize``); each case creates a DAG run and N task instances of that
+task (map indexes 0..N-1), each ``deferred`` on its own ``Trigger`` row built by
+``Trigger.from_object`` - the rows the scheduler-side ``defer()`` writes, with the same kwargs
+encryption. What this measures: the triggerer alone - assignment, trigger start-up, each
+trigger's polls and its event handling up to the database. What it does not measure: the task's
+submission and ``defer()`` on a worker, and the scheduler queueing the resumed task (no scheduler
+runs); the stand-in and this driver run on the same machine and take CPU of their own.
+
+Adding a trigger class is one :class:`TriggerClass` entry in :data:`CLASSES`: the trigger's
+classpath and kwargs, the status call's route on the stand-in (a regular expression over
+``"<METHOD> <path?query> <body>"`` with a ``job`` group) and the reply for a running and an ended
+job, and the connections it needs (``AIRFLOW_CONN_...``) if any.
+
+Usage (heavy: run it under ``flock /tmp/rj-heavy.lock``)::
+
+    python benchmarks/triggerer_capacity.py                     # N = 100, 500, 1000; every class
+    python benchmarks/triggerer_capacity.py --quick             # N = 100, 8 s window
+    python benchmarks/triggerer_capacity.py --n 1000 --classes spark-yarn,floor --json out.json
+
+Nothing here asserts a time: run it and read (goal and figures: ``docs/benchmarks.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+DAG_ID, TASK_ID = "rj_triggerer_capacity", "wait"
+BQ_PROJECT = "test-project"
+K8S_NAMESPACE = "bench"
+CONN = {"k8s": "rj_bench_k8s", "databricks": "rj_bench_databricks", "aws": "rj_bench_aws", "gcp": "rj_bench_gcp"}
+
+
+@dataclass(frozen=True)
+class Bench:
+    """What an entry's callables may use: the stand-in's URL, the poll interval, the scratch folder."""
+
+    url: str
+    poll: float
+    home: Path
+
+
+@dataclass(frozen=True)
+class TriggerClass:
+    """One row of the benchmark: a trigger class and the stand-in's side of its status call."""
+
+    name: str
+    #: "ours", "upstream" (a trigger of an upstream provider that an operator of ours defers to), "floor"
+    owner: str
+    classpath: str
+    #: (job id, bench) -> the trigger's constructor kwargs
+    kwargs: Callable[[str, Bench], dict[str, Any]]
+    #: regular expression over "<METHOD> <path?query> <body>"; its group ``job`` is the job id
+    route: str
+    #: (job id, ended) -> (HTTP status, JSON reply) of the status call
+    reply: Callable[[str, bool], tuple[int, Any]]
+    #: (index) -> the job id the trigger follows
+    job_id: Callable[[int], str] = field(default=lambda i: f"job-{i:05d}")
+    #: (bench) -> environment the triggerer needs (connections)
+    env: Callable[[Bench], dict[str, str]] = field(default=lambda bench: {})
+    #: (route match) -> the job id, when it is not the ``job`` group as it is
+    job_of: Callable[[re.Match[str]], str] = field(default=lambda match: match.group("job"))
+
+
+# ---------------------------------------------------------------- replies of the stand-in
+def _spark_standalone(job: str, ended: bool) -> tuple[int, Any]:
+    state = "FINISHED" if ended else "RUNNING"
+    return 200, {"action": "SubmissionStatusResponse", "driverState": state, "submissionId": job, "success": True}
+
+
+def _yarn(job: str, ended: bool) -> tuple[int, Any]:
+    state, final = ("FINISHED", "SUCCEEDED") if ended else ("RUNNING", "UNDEFINED")
+    return 200, {"app": {"id": job, "state": state, "finalStatus": final, "diagnostics": "", "startedTime": 1}}
+
+
+def _pod(job: str, ended: bool) -> tuple[int, Any]:
+    name = job.partition(":")[2]
+    state = (
+        {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2026-01-01T00:00:00Z"}}
+        if ended
+        else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+    )
+    container = {"name": "spark-kubernetes-driver", "image": "spark", "imageID": "", "ready": not ended,
+                 "restartCount": 0, "state": state}  # fmt: skip
+    return 200, {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": K8S_NAMESPACE, "uid": f"uid-{name}"},
+        "spec": {"containers": [{"name": "spark-kubernetes-driver", "image": "spark"}]},
+        "status": {"phase": "Succeeded" if ended else "Running", "containerStatuses": [container]},
+    }
+
+
+def _databricks(job: str, ended: bool) -> tuple[int, Any]:
+    state: dict[str, Any] = {"life_cycle_state": "TERMINATED" if ended else "RUNNING", "state_message": ""}
+    if ended:
+        state["result_state"] = "SUCCESS"
+    return 200, {"run_id": int(job), "job_id": 1, "run_page_url": f"http://databricks.test/#run/{job}", "state": state,
+                 "tasks": [{"task_key": "t", "run_id": int(job) * 10, "state": state}]}  # fmt: skip
+
+
+def _bigquery(job: str, ended: bool) -> tuple[int, Any]:
+    return 200, {
+        "kind": "bigquery#job",
+        "id": f"{BQ_PROJECT}:EU.{job}",
+        "jobReference": {"projectId": BQ_PROJECT, "jobId": job, "location": "EU"},
+        "configuration": {"jobType": "QUERY", "query": {"query": "SELECT 1", "useLegacySql": False}},
+        "status": {"state": "DONE" if ended else "RUNNING"},
+        "statistics": {"creationTime": "1767225600000", "startTime": "1767225600100"},
+    }
+
+
+def _batch(job: str, ended: bool) -> tuple[int, Any]:
+    return 200, {"jobs": [{"jobName": "bench", "jobId": job, "jobArn": f"arn:aws:batch:us-east-1:123456789012:job/{job}",
+                           "jobQueue": "bench", "status": "SUCCEEDED" if ended else "RUNNING", "createdAt": 1,
+                           "startedAt": 2, "jobDefinition": "bench:1"}]}  # fmt: skip
+
+
+def _floor(job: str, ended: bool) -> tuple[int, Any]:
+    return 200, {"state": "DONE" if ended else "RUNNING"}
+
+
+# ---------------------------------------------------------------- connections
+def _k8s_env(bench: Bench) -> dict[str, str]:
+    kubeconfig = bench.home / "kubeconfig"
+    kubeconfig.write_text(json.dumps({
+        "apiVersion": "v1", "kind": "Config", "current-context": "bench",
+        "clusters": [{"name": "bench", "cluster": {"server": bench.url}}],
+        "users": [{"name": "airflow", "user": {"token": "bench"}}],
+        "contexts": [{"name": "bench", "context": {"cluster": "bench", "user": "airflow"}}],
+    }))  # fmt: skip
+    extra = {"kube_config_path": str(kubeconfig)}
+    return {f"AIRFLOW_CONN_{CONN['k8s'].upper()}": json.dumps({"conn_type": "kubernetes", "extra": extra})}
+
+
+def _databricks_env(bench: Bench) -> dict[str, str]:
+    host, port = bench.url.removeprefix("http://").split(":")
+    connection = {"conn_type": "databricks", "host": host, "port": int(port), "schema": "http", "password": "bench"}
+    return {f"AIRFLOW_CONN_{CONN['databricks'].upper()}": json.dumps(connection)}
+
+
+def _aws_env(bench: Bench) -> dict[str, str]:
+    connection = {"conn_type": "aws", "login": "bench", "password": "bench",
+                  "extra": {"endpoint_url": bench.url, "region_name": "us-east-1"}}  # fmt: skip
+    return {f"AIRFLOW_CONN_{CONN['aws'].upper()}": json.dumps(connection)}
+
+
+def _gcp_env(bench: Bench) -> dict[str, str]:
+    from resumable_jobs.local.standins.bigquery import service_account_info
+
+    keyfile = service_account_info(f"{bench.url}/token", BQ_PROJECT)
+    connection = {
+        "conn_type": "google_cloud_platform",
+        "extra": {"project": BQ_PROJECT, "keyfile_dict": json.dumps(keyfile)},
+    }
+    return {f"AIRFLOW_CONN_{CONN['gcp'].upper()}": json.dumps(connection), "BIGQUERY_EMULATOR_HOST": bench.url}
+
+
+#: Every trigger class the benchmark measures. Add a row for a new family's trigger.
+CLASSES: list[TriggerClass] = [
+    TriggerClass(
+        "floor",
+        "floor",
+        "benchmarks.capacity_triggers.FloorTrigger",
+        lambda job, b: {"job_id": job, "url": b.url, "poll_interval": b.poll},
+        r"^GET /floor/(?P<job>[^/? ]+)",
+        _floor,
+    ),
+    TriggerClass(
+        "spark-standalone",
+        "ours",
+        "resumable_jobs.providers.spark.trigger.SparkDriverTrigger",
+        lambda job, b: {"driver_id": job, "rest_urls": [b.url], "poll_interval": b.poll},
+        r"^GET /v1/submissions/status/(?P<job>[^/? ]+)",
+        _spark_standalone,
+        job_id=lambda i: f"driver-20260101000000-{i:05d}",
+    ),
+    TriggerClass(
+        "spark-yarn",
+        "ours",
+        "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger",
+        lambda job, b: {"app_id": job, "rm_urls": [b.url], "poll_interval": b.poll},
+        r"^GET /ws/v1/cluster/apps/(?P<job>[^/? ]+)",
+        _yarn,
+        job_id=lambda i: f"application_1767225600000_{i:05d}",
+    ),
+    TriggerClass(
+        "spark-kubernetes",
+        "ours",
+        "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger",
+        lambda job, b: {"app_id": job, "kubernetes_conn_id": CONN["k8s"], "poll_interval": b.poll},
+        r"^GET /api/v1/namespaces/(?P<ns>[^/]+)/pods/(?P<name>[^/? ]+)",
+        _pod,
+        job_id=lambda i: f"{K8S_NAMESPACE}:driver-{i:05d}",
+        env=_k8s_env,
+        job_of=lambda m: f"{m['ns']}:{m['name']}",
+    ),
+    TriggerClass(
+        "databricks",
+        "upstream",
+        "airflow.providers.databricks.triggers.databricks.DatabricksExecutionTrigger",
+        lambda job, b: {"run_id": int(job), "databricks_conn_id": CONN["databricks"], "polling_period_seconds": b.poll},
+        r'^GET /api/2\.\d/jobs/runs/get[? ].*?run_id["=:\s]+(?P<job>\d+)',
+        _databricks,  # query or JSON body
+        job_id=lambda i: str(100000 + i),
+        env=_databricks_env,
+    ),
+    TriggerClass(
+        "bigquery",
+        "upstream",
+        "airflow.providers.google.cloud.triggers.bigquery.BigQueryInsertJobTrigger",
+        lambda job, b: {
+            "conn_id": CONN["gcp"],
+            "job_id": job,
+            "project_id": BQ_PROJECT,
+            "location": "EU",
+            "poll_interval": b.poll,
+        },
+        rf"^GET /bigquery/v2/projects/{BQ_PROJECT}/jobs/(?P<job>[^/? ]+)",
+        _bigquery,
+        env=_gcp_env,
+    ),
+    TriggerClass(
+        "batch",
+        "upstream",
+        "airflow.providers.amazon.aws.triggers.batch.BatchJobTrigger",
+        lambda job, b: {
+            "job_id": job,
+            "aws_conn_id": CONN["aws"],
+            "region_name": "us-east-1",
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+        },
+        r'^POST /v1/describejobs .*"jobs":\s*\[\s*"(?P<job>[^"]+)"',
+        _batch,
+        env=_aws_env,
+    ),
+]
+CLASS_BY_NAME = {c.name: c for c in CLASSES}
+
+
+# ---------------------------------------------------------------- the stand-in server (own process)
+def serve(port_file: Path, delay: float) -> None:
+    """Answer every class's status call after ``delay`` seconds; record each call's time per job."""
+    from aiohttp import web
+
+    routes = [(re.compile(c.route, re.DOTALL), c) for c in CLASSES]
+    state: dict[str, Any] = {"end_at": None, "calls": {}, "probe": [], "stop_probe": False}
+
+    async def api(request: web.Request) -> web.Response:
+        arrived = time.time()
+        body = await request.text() if request.can_read_body else ""
+        if request.method == "POST" and request.path == "/token":  # google-auth's token refresh
+            return web.json_response({"access_token": "bench", "expires_in": 3600, "token_type": "Bearer"})
+        key = f"{request.method} {request.path_qs} {body}"
+        for pattern, entry in routes:
+            match = pattern.search(key)
+            if match:
+                job = entry.job_of(match)
+                state["calls"].setdefault(job, []).append(arrived)
+                ended = state["end_at"] is not None and arrived >= state["end_at"]
+                if delay:
+                    await asyncio.sleep(delay)
+                status, reply = entry.reply(job, ended)
+                return web.json_response(reply, status=status)
+        return web.json_response(
+            {"message": f"the benchmark stand-in has no {request.method} {request.path}"}, status=404
+        )
+
+    async def control(request: web.Request) -> web.Response:
+        action = request.match_info["action"]
+        body = await request.json() if request.can_read_body else {}
+        if action == "reset":
+            state.update(end_at=None, calls={}, probe=[], stop_probe=False)
+        elif action == "end":
+            state["end_at"] = float(body["at"])
+        elif action == "stop_probe":
+            state["stop_probe"] = True
+        elif action == "probe":
+            state["probe"].append((float(body["t"]), float(body["lag"])))
+            return web.json_response({"stop": state["stop_probe"]})
+        return web.json_response({"calls": state["calls"], "probe": state["probe"], "end_at": state["end_at"]})
+
+    app = web.Application(client_max_size=2**20)
+    app.router.add_route("*", "/_bench/{action}", control)
+    app.router.add_route("*", "/{tail:.*}", api)
+
+    async def main() -> None:
+        runner = web.AppRunner(app, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0, backlog=2048)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # the port the kernel chose
+        port_file.with_suffix(".tmp").write_text(str(port))
+        port_file.with_suffix(".tmp").rename(port_file)
+        await asyncio.Event().wait()
+
+    asyncio.run(main())
+
+
+class StandinServer:
+    """The stand-in server's process, and its control calls."""
+
+    def __init__(self, home: Path, delay: float) -> None:
+        port_file = home / "standin.port"
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--serve", str(port_file), "--delay", str(delay)],
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        deadline = time.monotonic() + 60
+        while not port_file.exists():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the benchmark's stand-in server did not start")
+            time.sleep(0.1)
+        self.url = f"http://127.0.0.1:{port_file.read_text()}"
+
+    def control(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        request = urllib.request.Request(
+            f"{self.url}/_bench/{action}", data=json.dumps(body or {}).encode(), method="POST",
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            return json.loads(reply.read())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(10)
+        if self.process.poll() is None:
+            self.process.kill()
+
+
+# ---------------------------------------------------------------- the metadata database
+_DAG_FILE = f'''
+import pendulum
+from airflow.providers.standard.operators.empty import EmptyOperator
+from airflow.sdk import DAG
+
+with DAG("{DAG_ID}", schedule=None, start_date=pendulum.datetime(2026, 1, 1)):
+    EmptyOperator(task_id="{TASK_ID}")
+'''
+
+
+def seed(run_id: str, triggers: list[Any]) -> None:
+    """A DAG run with one deferred task instance per trigger (map index = position), as ``defer()`` leaves them."""
+    from airflow.models.serialized_dag import SerializedDagModel
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.models.trigger import Trigger
+    from airflow.utils.session import create_session
+    from airflow.utils.state import DagRunState, TaskInstanceState
+    from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+    with create_session() as session:
+        dag = SerializedDagModel.get_dag(DAG_ID, session=session)
+        now = _utcnow()
+        run = dag.create_dagrun(
+            run_id=run_id, logical_date=now, data_interval=(now, now), run_after=now, run_type=DagRunType.MANUAL,
+            triggered_by=DagRunTriggeredByType.TEST, state=DagRunState.RUNNING, session=session,
+        )  # fmt: skip
+        session.flush()
+        unmapped = run.get_task_instance(TASK_ID, session=session)
+        version, task = unmapped.dag_version_id, dag.get_task(TASK_ID)
+        session.delete(unmapped)
+        rows = [Trigger.from_object(trigger) for trigger in triggers]
+        session.add_all(rows)
+        session.flush()
+        for index, row in enumerate(rows):
+            ti = TaskInstance(task, run_id=run_id, map_index=index, dag_version_id=version)
+            ti.state, ti.trigger_id, ti.try_number = TaskInstanceState.DEFERRED, row.id, 1
+            ti.next_method, ti.next_kwargs = "execute_complete", {}
+            session.add(ti)
+
+
+def task_instances(run_id: str) -> list[tuple[int, str | None, Any]]:
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    with create_session() as session:
+        query = select(TaskInstance.map_index, TaskInstance.state, TaskInstance.scheduled_dttm).where(
+            TaskInstance.dag_id == DAG_ID, TaskInstance.run_id == run_id
+        )
+        return [tuple(row) for row in session.execute(query).all()]
+
+
+def clean_up(run_id: str) -> None:
+    """Fail what is still deferred and drop every trigger row, so the next case's triggerer starts empty."""
+    from airflow.models.taskinstance import TaskInstance
+    from airflow.models.trigger import Trigger
+    from airflow.utils.session import create_session
+    from sqlalchemy import delete, update
+
+    with create_session() as session:
+        session.execute(
+            update(TaskInstance)
+            .where(TaskInstance.dag_id == DAG_ID, TaskInstance.run_id == run_id, TaskInstance.state == "deferred")
+            .values(state="failed", trigger_id=None)
+        )
+        session.execute(update(TaskInstance).values(trigger_id=None))
+        session.execute(delete(Trigger))
+
+
+def _utcnow() -> Any:
+    import datetime
+
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+# ---------------------------------------------------------------- one case
+@dataclass
+class Case:
+    name: str
+    owner: str
+    n: int
+    start: float | None = None
+    lag: tuple[float, float, float] | None = None
+    stall_warning: float = 0.0
+    stall_probe: float = 0.0
+    cpu_per_call: float | None = None
+    rss_per_trigger_kib: float | None = None
+    seen: tuple[float, float, float] | None = None
+    resume: tuple[float, float, float] | None = None
+    resumed: int = 0
+    calls: int = 0
+    note: str = ""
+
+    @property
+    def stall(self) -> float:
+        return max(self.stall_warning, self.stall_probe)
+
+
+def _pcts(values: list[float]) -> tuple[float, float, float] | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    p99 = ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p99, ordered[-1]
+
+
+def _tree(pid: int) -> list[Any]:
+    import psutil
+
+    root = psutil.Process(pid)
+    return [root, *root.children(recursive=True)]
+
+
+def _cpu(pid: int) -> float:
+    total = 0.0
+    for process in _tree(pid):
+        with contextlib.suppress(Exception):
+            times = process.cpu_times()
+            total += times.user + times.system
+    return total
+
+
+def _rss(pid: int) -> int:
+    total = 0
+    for process in _tree(pid):
+        with contextlib.suppress(Exception):
+            total += process.memory_info().rss
+    return total
+
+
+_BLOCKED = re.compile(r"async thread was blocked for (\d+(?:\.\d+)?) seconds")
+
+
+def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[str, str], server: StandinServer,
+             bench: Bench, seq: int) -> Case:  # fmt: skip
+    from resumable_jobs.local.processes import start_group, stop_group
+
+    case = Case(entry.name, entry.owner, n)
+    run_id = f"capacity_{seq:03d}_{entry.name}_{n}"
+    server.control("reset")
+    log = bench.home / f"triggerer-{seq:03d}-{entry.name}-{n}.log"
+    triggerer = start_group(
+        [sys.executable, "-m", "airflow", "triggerer", "--capacity", str(n + 10), "--skip-serve-logs"],
+        env=env, log_path=log, cwd=bench.home,
+    )  # fmt: skip
+    try:
+        _wait(
+            lambda: "Starting the triggerer" in log.read_text(errors="replace"),
+            120,
+            "the triggerer to start",
+            triggerer,
+        )
+        _wait(lambda: len(_tree(triggerer.pid)) > 1, 60, "the trigger runner process", triggerer)
+        time.sleep(2)
+        idle_rss = _rss(triggerer.pid)
+
+        module, _, name = entry.classpath.rpartition(".")
+        cls = getattr(__import__(module, fromlist=[name]), name)
+        from benchmarks.capacity_triggers import LoopLagProbe
+
+        jobs = [entry.job_id(i) for i in range(n)]
+        seeded = time.time()
+        seed(run_id, [cls(**entry.kwargs(job, bench)) for job in jobs] + [LoopLagProbe(server.url)])
+
+        def started() -> bool:
+            return len(server.control("calls")["calls"]) >= n
+
+        _wait(started, args.start_timeout, f"all {n} {entry.name} triggers to poll once", triggerer)
+        calls = server.control("calls")["calls"]
+        all_started = max(min(calls[job]) for job in calls)
+        case.start = all_started - seeded
+        log_offset = len(log.read_bytes())
+        window_start, cpu_start = time.time(), _cpu(triggerer.pid)
+        time.sleep(args.window)
+        window_end, cpu_end, rss = time.time(), _cpu(triggerer.pid), _rss(triggerer.pid)
+        server.control("end", {"at": window_end})
+
+        def resumed() -> bool:
+            return sum(1 for index, state, _ in task_instances(run_id) if index < n and state == "scheduled") >= n
+
+        with contextlib.suppress(TimeoutError):
+            _wait(resumed, args.poll * 6 + 30, f"the {n} task instances to resume", triggerer)
+        server.control("stop_probe")
+        snapshot = server.control("calls")
+        rows = task_instances(run_id)
+    finally:
+        stop_group(triggerer, grace=20)
+    clean_up(run_id)
+
+    calls = snapshot["calls"]
+    in_window = [t for times in calls.values() for t in times if window_start <= t < window_end]
+    case.calls = len(in_window)
+    lags = []
+    for times in calls.values():
+        inside = [t for t in times if all_started <= t < window_end]
+        lags += [b - a - args.poll for a, b in itertools.pairwise(inside)]
+    case.lag = _pcts(lags)
+    case.cpu_per_call = (cpu_end - cpu_start) / case.calls if case.calls else None
+    case.rss_per_trigger_kib = (rss - idle_rss) / n / 1024
+    case.stall_probe = max((lag for t, lag in snapshot["probe"] if all_started + 1 <= t <= window_end), default=0.0)
+    after = log.read_bytes()[log_offset:].decode(errors="replace")
+    case.stall_warning = max((float(v) for v in _BLOCKED.findall(after)), default=0.0)
+    end_at = snapshot["end_at"]
+    case.seen = _pcts(
+        [min(t for t in times if t >= end_at) - end_at for times in calls.values() if times[-1] >= end_at]
+    )
+    delays = [dttm.timestamp() - end_at for index, state, dttm in rows if index < n and state == "scheduled" and dttm]
+    case.resumed = len(delays)
+    case.resume = _pcts(delays)
+    if case.resumed < n:
+        case.note = f"{n - case.resumed} not resumed"
+    return case
+
+
+def _wait(predicate: Callable[[], bool], timeout: float, what: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(Exception):
+            if predicate():
+                return
+        if process.poll() is not None:
+            raise RuntimeError(f"the triggerer exited while waiting for {what}")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.5)
+
+
+# ---------------------------------------------------------------- the run
+def _fmt(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _triple(values: tuple[float, float, float] | None) -> str:
+    return "-" if values is None else " / ".join(f"{v:.2f}" for v in values)
+
+
+def table(cases: list[Case], poll: float) -> str:
+    lines = [
+        f"poll interval {poll:g} s; lag and resume in seconds (p50 / p99 / max); cpu in ms per status call",
+        "| class | owner | N | start s | poll lag | stall s | cpu ms/call | rss KiB/trigger | seen | resume | calls | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for c in cases:
+        lines.append(
+            f"| {c.name} | {c.owner} | {c.n} | {_fmt(c.start, 1)} | {_triple(c.lag)} | {c.stall:.2f} | "
+            f"{_fmt(None if c.cpu_per_call is None else c.cpu_per_call * 1000)} | {_fmt(c.rss_per_trigger_kib, 0)} | "
+            f"{_triple(c.seen)} | {_triple(c.resume)} | {c.calls} | {c.note} |"
+        )
+    return "\n".join(lines)
+
+
+def goal(cases: list[Case], poll: float) -> str:
+    """The issue's goal per class at the largest N: lag, stall, resume, CPU against upstream's best."""
+    top = max(c.n for c in cases)
+    at_top = [c for c in cases if c.n == top]
+    upstream = [c.cpu_per_call for c in at_top if c.owner == "upstream" and c.cpu_per_call]
+    best = min(upstream) if upstream else None
+    lines = [f"goal at N = {top} (upstream's best CPU per call: {_fmt(best and best * 1000)} ms)"]
+    for c in at_top:
+        checks = {
+            "p99 lag <= 1 interval": c.lag is not None and c.lag[1] <= poll,
+            "no stall > 0.2 s": c.stall <= 0.2,
+            "resume <= 2 intervals": c.resume is not None and c.resume[2] <= 2 * poll and c.resumed == c.n,
+            "cpu <= 1.5x upstream's best": best is None
+            or (c.cpu_per_call is not None and c.cpu_per_call <= 1.5 * best),
+        }
+        failed = [k for k, ok in checks.items() if not ok]
+        lines.append(f"  {c.name:18} {'met' if not failed else 'NOT met: ' + ', '.join(failed)}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--n", default="100,500,1000", help="comma-separated numbers of deferred tasks")
+    parser.add_argument("--classes", default=",".join(CLASS_BY_NAME), help="comma-separated class names")
+    parser.add_argument("--poll", type=float, default=2.0, help="poll interval of every trigger (s)")
+    parser.add_argument("--window", type=float, default=20.0, help="measurement window once all started (s)")
+    parser.add_argument("--delay", type=float, default=0.05, help="the stand-in's answer delay (s)")
+    parser.add_argument("--start-timeout", type=float, default=180.0)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch AIRFLOW_HOME (logs)")
+    parser.add_argument("--quick", action="store_true", help="N = 100 and an 8 s window")
+    parser.add_argument("--json", type=Path, help="also write the cases here")
+    parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(args.serve, args.delay)
+        return 0
+    if args.quick:
+        args.n, args.window = "100", 8.0
+    names = [n.strip() for n in args.classes.split(",") if n.strip()]
+    unknown = sorted(set(names) - set(CLASS_BY_NAME))
+    if unknown:
+        parser.error(f"unknown classes {unknown}; known: {sorted(CLASS_BY_NAME)}")
+    sizes = [int(n) for n in args.n.split(",")]
+
+    from resumable_jobs.local.airflow_config import DeploymentSettings, deployment_environment
+    from resumable_jobs.local.net import free_port
+
+    home = Path(tempfile.mkdtemp(prefix="rj-capacity-"))
+    (home / "dags").mkdir()
+    (home / "dags" / "capacity.py").write_text(_DAG_FILE)
+    settings = DeploymentSettings(home=home, dags_folder=home / "dags", api_port=free_port())
+    env = {
+        **deployment_environment(settings),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    os.environ.update(env)  # this process reads and writes the same metadata database
+    os.environ["AIRFLOW__LOGGING__LOGGING_LEVEL"] = "WARNING"  # this process's own logging only
+    print(f"home {home}; load before: {os.getloadavg()}", flush=True)
+    server = StandinServer(home, args.delay)
+    bench = Bench(server.url, args.poll, home)
+    for name in names:
+        env.update(CLASS_BY_NAME[name].env(bench))
+    cases: list[Case] = []
+    try:
+        for step in (["db", "migrate"], ["dags", "reserialize"]):
+            subprocess.run([sys.executable, "-m", "airflow", *step], env=env, check=True, capture_output=True)
+        seq = 0
+        for n in sizes:
+            for name in names:
+                seq += 1
+                try:
+                    case = run_case(CLASS_BY_NAME[name], n, args, env, server, bench, seq)
+                except Exception as error:  # noqa: BLE001 - one failed case must not lose the others
+                    case = Case(name, CLASS_BY_NAME[name].owner, n, note=f"{type(error).__name__}: {error}"[:200])
+                cases.append(case)
+                if args.json:  # after every case, so an interrupted run keeps what it measured
+                    args.json.write_text(json.dumps([c.__dict__ for c in cases], indent=1))
+                print(table([case], args.poll).splitlines()[-1], f"(load {os.getloadavg()[0]:.2f})", flush=True)
+    finally:
+        server.stop()
+        if not args.keep:
+            shutil.rmtree(home, ignore_errors=True)
+    print()
+    print(table(cases, args.poll))
+    print()
+    print(goal([c for c in cases if c.lag is not None] or cases, args.poll))
+    return 0
+
+
+if __name__ == "__main__":
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    sys.exit(main())

@@ -77,12 +77,51 @@ def _kubernetes(tmp_path, monkeypatch) -> Iterator[Any]:
         yield KubernetesDriverPodTrigger("etl:etl-driver", kubernetes_conn_id="k8s_slow", poll_interval=0)
 
 
+@contextlib.contextmanager
+def _snowflake(tmp_path, monkeypatch) -> Iterator[Any]:
+    import datetime
+
+    from resumable_jobs.local.standins import snowflake_route
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.standins.snowflake import USER, SnowflakeSqlApi, connection, key_pair
+    from resumable_jobs.providers.snowflake.imports import sql_api_hook_class
+    from resumable_jobs.providers.snowflake.trigger import SnowflakeStatementsTrigger
+
+    private, public = key_pair()
+    api = SnowflakeSqlApi(active_reads=1)
+    api.register_user(USER, public)
+    monkeypatch.setenv("AIRFLOW_CONN_SNOWFLAKE_SLOW", json.dumps(connection(private)))
+    handles = None
+    answer = api.handle_request
+
+    def slow_answer(*args: Any, **kwargs: Any) -> Any:
+        if handles is not None:  # the submission itself need not be slow; every status read is
+            time.sleep(SLOW)
+        return answer(*args, **kwargs)
+
+    api.handle_request = slow_answer  # type: ignore[method-assign]
+    with serve_in_thread(api, "snowflake") as url:
+        snowflake_route.install(url)
+        try:
+            handles = sql_api_hook_class()("snowflake_slow").execute_query("SELECT 1", statement_count=1)
+            yield SnowflakeStatementsTrigger(
+                poll_interval=0,
+                query_ids=handles,
+                snowflake_conn_id="snowflake_slow",
+                token_life_time=datetime.timedelta(minutes=59),
+                token_renewal_delta=datetime.timedelta(minutes=54),
+            )
+        finally:
+            snowflake_route.uninstall()
+
+
 #: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
 #: a few slow reads. Add a row for every trigger class the provider registers.
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
     "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger": _kubernetes,
+    "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
 }
 
 

@@ -7,5 +7,11 @@ imports ``BatchClientHook`` and ``BatchJobTrigger`` inside its methods.
 from __future__ import annotations
 
 from resumable_jobs.providers.amazon.batch import BatchOperator
+from resumable_jobs.providers.amazon.emr_containers import EmrContainerOperator
+from resumable_jobs.providers.amazon.emr_serverless import EmrServerlessStartJobOperator
 
-__all__ = ["BatchOperator"]
+__all__ = [
+    "BatchOperator",
+    "EmrContainerOperator",
+    "EmrServerlessStartJobOperator",
+]

@@ -27,13 +27,10 @@ from resumable_jobs.testing import (
     run_trigger_until_event,
     run_try,
 )
-from tests.providers.amazon.emr_fixtures import (  # noqa: F401 - fixtures
+from tests.providers.amazon.emr_fixtures import (
     EKS_DRIVER,
     REGION,
     ROLE,
-    emr_aws,
-    moto_endpoint,
-    virtual_cluster,
 )
 
 ID_KEY = "emr_containers_job_id"
@@ -155,9 +152,8 @@ def test_the_lost_submission_is_answered_by_the_client_token(cluster):
 def test_a_retry_whose_run_is_still_active_defers_again_to_the_same_run(virtual_cluster):
     store, ti = InMemoryTaskStateStore(), FakeTaskInstance(max_tries=1)
     first = _op(virtual_cluster, deferrable=True)
-    with crash_at(first, CrashPoint.AFTER_DEFER, store):
-        with pytest.raises(BaseException, match="simulated worker crash"):
-            first.execute(make_context(store, ti))
+    with crash_at(first, CrashPoint.AFTER_DEFER, store), pytest.raises(BaseException, match="simulated worker"):
+        first.execute(make_context(store, ti))
     (run,) = virtual_cluster.runs()
     retry, context = _op(virtual_cluster, deferrable=True), make_context(store, ti.next_try())
     with pytest.raises(BaseException) as deferred:

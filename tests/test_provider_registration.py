@@ -24,6 +24,8 @@ OPERATORS = {
     "resumable_jobs.providers.databricks.submit_run": "DatabricksSubmitRunOperator",
     "resumable_jobs.providers.databricks.run_now": "DatabricksRunNowOperator",
     "resumable_jobs.providers.amazon.batch": "BatchOperator",
+    "resumable_jobs.providers.amazon.emr_serverless": "EmrServerlessStartJobOperator",
+    "resumable_jobs.providers.amazon.emr_containers": "EmrContainerOperator",
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
 }
@@ -69,7 +71,14 @@ def test_airflow_providers_triggers_lists_the_spark_triggers():
 def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
     (info,) = _airflow_json("providers", "get", PACKAGE, "--full")
     integrations = {i["integration-name"]: i for i in info["integrations"]}
-    assert set(integrations) == {"Databricks", "AWS Batch", "Google BigQuery", "Apache Spark"}
+    assert set(integrations) == {
+        "Databricks",
+        "AWS Batch",
+        "Amazon EMR Serverless",
+        "Amazon EMR on EKS",
+        "Google BigQuery",
+        "Apache Spark",
+    }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)
     for entry in [*info["operators"], *info["triggers"]]:

@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 
-from resumable_jobs.providers.amazon import BatchOperator
+from resumable_jobs.providers.amazon import BatchOperator, EmrContainerOperator, EmrServerlessStartJobOperator
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
@@ -33,6 +33,26 @@ OPERATORS = [
         lambda **kw: BatchOperator(task_id="t", job_name="n", job_definition="d", job_queue="q", **kw),
         "poll_interval",
         id="Batch",
+    ),
+    pytest.param(
+        lambda **kw: EmrServerlessStartJobOperator(
+            task_id="t", application_id="a", execution_role_arn="r", job_driver={}, **kw
+        ),
+        "waiter_delay",
+        id="EmrServerless",
+    ),
+    pytest.param(
+        lambda **kw: EmrContainerOperator(
+            task_id="t",
+            name="n",
+            virtual_cluster_id="v",
+            execution_role_arn="r",
+            release_label="emr-7.0.0-latest",
+            job_driver={},
+            **kw,
+        ),
+        "poll_interval",
+        id="EmrContainer",
     ),
     pytest.param(
         lambda **kw: BigQueryInsertJobOperator(task_id="t", configuration={"query": {"query": "SELECT 1"}}, **kw),

@@ -102,8 +102,8 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         config: dict | None = None,
         wait_for_completion: bool | None = None,
         name: str | None = None,
-        waiter_max_attempts: int | None = None,
-        waiter_delay: int | None = None,
+        waiter_max_attempts: int = DEFAULT_WAITER_MAX_ATTEMPTS,
+        waiter_delay: int = DEFAULT_WAITER_DELAY,
         deferrable: bool | None = None,
         enable_application_ui_links: bool = False,
         cancel_on_kill: bool = True,
@@ -137,12 +137,8 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.wait_for_termination = resolve_wait(
             wait_for_termination, wait_for_completion, upstream_name="wait_for_completion", owner=owner
         )
-        self.waiter_max_attempts = _positive_int(
-            "waiter_max_attempts",
-            DEFAULT_WAITER_MAX_ATTEMPTS if waiter_max_attempts is None else waiter_max_attempts,
-            owner,
-        )
-        self.waiter_delay = DEFAULT_WAITER_DELAY if waiter_delay is None else waiter_delay
+        self.waiter_max_attempts = _positive_int("waiter_max_attempts", waiter_max_attempts, owner)
+        self.waiter_delay = waiter_delay
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.enable_application_ui_links = enable_application_ui_links
         self.cancel_on_kill = cancel_on_kill

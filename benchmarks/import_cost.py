@@ -32,6 +32,7 @@ CORE = "resumable_jobs"
 FAMILIES = [
     ("Databricks", "resumable_jobs.providers.databricks", "airflow.providers.databricks.operators.databricks"),
     ("AWS Batch", "resumable_jobs.providers.amazon", "airflow.providers.amazon.aws.operators.batch"),
+    ("EMR Serverless / EKS", "resumable_jobs.providers.amazon.emr_serverless", "airflow.providers.amazon.aws.operators.emr"),
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
 ]

@@ -16,6 +16,8 @@ ALWAYS = {
     "example_databricks_submit_run_durable",
     "example_databricks_run_now_durable",
     "example_batch_job_durable",
+    "example_emr_serverless_durable",
+    "example_emr_containers_durable",
     "example_bigquery_insert_job_durable",
     "example_choice_triggerer_deferrable",
     "example_choice_no_triggerer_durable_sync",

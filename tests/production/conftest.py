@@ -21,7 +21,14 @@ from pathlib import Path
 import pytest
 
 from resumable_jobs.local.topologies import TOPOLOGIES
-from tests.production.backends import BatchBackend, BigQueryBackend, DatabricksBackend, SparkBackend
+from tests.production.backends import (
+    BatchBackend,
+    BigQueryBackend,
+    DatabricksBackend,
+    EmrContainersBackend,
+    EmrServerlessBackend,
+    SparkBackend,
+)
 from tests.production.drill import Drill
 
 HERE = Path(__file__).resolve().parent
@@ -40,6 +47,10 @@ DAG_IDS = (
     "prod_batch_sync",
     "prod_batch_kill_before_defer",
     "prod_batch_submit_and_sensor",
+    "prod_emr_serverless_sync",
+    "prod_emr_serverless_deferrable",
+    "prod_emr_containers_sync",
+    "prod_emr_containers_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -73,6 +84,16 @@ def moto_server():
 
 
 @pytest.fixture(scope="session")
+def emr_resources(moto_server):
+    """An EMR Serverless application and an EMR on EKS virtual cluster in moto_server."""
+    serverless = moto_server.client("emr-serverless")
+    application = serverless.create_application(name="rj-prod", releaseLabel="emr-6.15.0", type="SPARK")
+    provider = {"id": "rj-prod-eks", "type": "EKS", "info": {"eksInfo": {"namespace": "rj-prod"}}}
+    cluster = moto_server.client("emr-containers").create_virtual_cluster(name="rj-prod", containerProvider=provider)
+    return {"application": application["applicationId"], "virtual_cluster": cluster["id"]}
+
+
+@pytest.fixture(scope="session")
 def databricks_standin():
     from resumable_jobs.local.standins.process import StandinProcess
 
@@ -95,7 +116,7 @@ def release_dir(tmp_path_factory):
 
 # ----------------------------------------------------------------------- deployments
 @pytest.fixture(scope="session", params=TOPOLOGIES)
-def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_standin, release_dir):
+def airflow(request, spark_cluster, moto_server, emr_resources, databricks_standin, bigquery_standin, release_dir):
     """A running deployment of the requested topology (shared by every test of that topology)."""
     from resumable_jobs.local.topologies import deployment
 
@@ -108,6 +129,8 @@ def airflow(request, spark_cluster, moto_server, databricks_standin, bigquery_st
         "RJ_PROD_UNREACHABLE_REST_URL": _unreachable_url(),
         "RJ_PROD_BATCH_QUEUE": moto_server.job_queue,
         "RJ_PROD_BATCH_DEFINITION": moto_server.job_definition,
+        "RJ_PROD_EMR_APPLICATION": emr_resources["application"],
+        "RJ_PROD_EMR_VIRTUAL_CLUSTER": emr_resources["virtual_cluster"],
     }
     started = time.monotonic()
     with deployment(request.param, DAGS, extra_env=env) as running:
@@ -135,6 +158,10 @@ def backend(request, spark_cluster, release_dir):
         return BigQueryBackend(request.getfixturevalue("bigquery_standin"))
     if name == "batch":
         return BatchBackend(request.getfixturevalue("moto_server"))
+    if name == "emr_serverless":
+        return EmrServerlessBackend(request.getfixturevalue("moto_server"), request.getfixturevalue("emr_resources"))
+    if name == "emr_containers":
+        return EmrContainersBackend(request.getfixturevalue("moto_server"), request.getfixturevalue("emr_resources"))
     raise ValueError(name)
 
 

@@ -131,8 +131,9 @@ class EmrBackend(Backend):
     """EMR Serverless / EMR on EKS in moto_server, runs held RUNNING by moto's state manager.
 
     Held and released through moto's documented endpoint (``/moto-api/state-manager/
-    set-transition``), which reaches the moto_server process where our models run: ``hold`` when
-    the backend is made (each drill), ``immediate`` to let the held run finish.
+    set-transition``), which reaches the moto_server process where our models run: ``hold`` as
+    each drill starts (the backend object is shared by the drills of one session parameter, so
+    the hold is set per drill, in :meth:`conf`), ``immediate`` to let the held run finish.
     """
 
     cancelled = frozenset({"CANCELLED"})
@@ -141,7 +142,10 @@ class EmrBackend(Backend):
     def __init__(self, moto: Any, resources: dict[str, str]) -> None:
         self.moto = moto
         self.resources = resources
-        self._set_progression("hold")
+
+    def conf(self, run_id: str) -> dict[str, Any]:
+        self._set_progression("hold")  # the drill's run starts held; release() lets it finish
+        return {}
 
     def _set_progression(self, progression: str) -> None:
         import json

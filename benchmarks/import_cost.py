@@ -38,6 +38,7 @@ FAMILIES = [
         "resumable_jobs.providers.amazon.redshift_data",
         "airflow.providers.amazon.aws.operators.redshift_data",
     ),
+    ("EMR Serverless / EKS", "resumable_jobs.providers.amazon.emr_serverless", "airflow.providers.amazon.aws.operators.emr"),
     ("BigQuery", "resumable_jobs.providers.google", "airflow.providers.google.cloud.operators.bigquery"),
     ("Spark", "resumable_jobs.providers.spark", "airflow.providers.apache.spark.operators.spark_submit"),
     ("Snowflake", "resumable_jobs.providers.snowflake", "airflow.providers.snowflake.operators.snowflake"),

@@ -45,6 +45,16 @@ _INTEGRATIONS: dict[str, tuple[str, str, list[str]]] = {
         "/docs/providers/amazon.md",
         ["resumable_jobs.providers.amazon.redshift_data"],
     ),
+    "Amazon EMR Serverless": (
+        "https://aws.amazon.com/emr/serverless/",
+        "/docs/providers/amazon.md",
+        ["resumable_jobs.providers.amazon.emr_serverless"],
+    ),
+    "Amazon EMR on EKS": (
+        "https://aws.amazon.com/emr/features/eks/",
+        "/docs/providers/amazon.md",
+        ["resumable_jobs.providers.amazon.emr_containers"],
+    ),
     "Google BigQuery": (
         "https://cloud.google.com/bigquery/",
         "/docs/providers/google.md",
@@ -90,6 +100,10 @@ _EXTRA_LINKS = [
     "resumable_jobs.providers.amazon.links.BatchJobQueueLink",
     "resumable_jobs.providers.amazon.links.BatchCloudWatchLogsLink",
     "resumable_jobs.providers.amazon.glue_links.GlueJobRunDetailsLink",
+    "resumable_jobs.providers.amazon.emr_links.EmrServerlessS3LogsLink",
+    "resumable_jobs.providers.amazon.emr_links.EmrServerlessCloudWatchLogsLink",
+    "resumable_jobs.providers.amazon.emr_links.EmrServerlessDashboardLink",
+    "resumable_jobs.providers.amazon.emr_links.EmrServerlessLogsLink",
     "resumable_jobs.providers.databricks.links.DatabricksRunPageLink",
     "resumable_jobs.providers.google.links.BigQueryJobLink",
     "resumable_jobs.providers.google.links.BigQueryTableLink",

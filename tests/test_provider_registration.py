@@ -26,6 +26,8 @@ OPERATORS = {
     "resumable_jobs.providers.amazon.batch": "BatchOperator",
     "resumable_jobs.providers.amazon.glue": "GlueJobOperator",
     "resumable_jobs.providers.amazon.redshift_data": "RedshiftDataOperator",
+    "resumable_jobs.providers.amazon.emr_serverless": "EmrServerlessStartJobOperator",
+    "resumable_jobs.providers.amazon.emr_containers": "EmrContainerOperator",
     "resumable_jobs.providers.google.bigquery_insert_job": "BigQueryInsertJobOperator",
     "resumable_jobs.providers.spark.operator": "SparkSubmitOperator",
     "resumable_jobs.providers.snowflake.sql_api": "SnowflakeSqlApiOperator",
@@ -88,6 +90,10 @@ def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
         "AWS Glue",
         "Amazon Redshift",
         "Kubernetes",
+        "Amazon EMR Serverless",
+        "Amazon EMR on EKS",
+        "Google BigQuery",
+        "Apache Spark",
     }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)

@@ -18,6 +18,8 @@ ALWAYS = {
     "example_batch_job_durable",
     "example_glue_job_durable",
     "example_kubernetes_pod_durable",
+    "example_emr_serverless_durable",
+    "example_emr_containers_durable",
     "example_bigquery_insert_job_durable",
     "example_dbt_cloud_run_job_durable",
     "example_choice_triggerer_deferrable",

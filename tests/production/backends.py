@@ -294,3 +294,66 @@ class KubernetesBackend(Backend):
 
     def returned(self, job: Job) -> Any:
         return None  # upstream's return value without do_xcom_push
+class EmrBackend(Backend):
+    """EMR Serverless / EMR on EKS in moto_server, runs held RUNNING by moto's state manager.
+
+    Held and released through moto's documented endpoint (``/moto-api/state-manager/
+    set-transition``), which reaches the moto_server process where our models run: ``hold`` as
+    each drill starts (the backend object is shared by the drills of one session parameter, so
+    the hold is set per drill, in :meth:`conf`), ``immediate`` to let the held run finish.
+    """
+
+    cancelled = frozenset({"CANCELLED"})
+    model: str
+
+    def __init__(self, moto: Any, resources: dict[str, str]) -> None:
+        self.moto = moto
+        self.resources = resources
+
+    def conf(self, run_id: str) -> dict[str, Any]:
+        self._set_progression("hold")  # the drill's run starts held; release() lets it finish
+        return {}
+
+    def _set_progression(self, progression: str) -> None:
+        import json
+        import urllib.request
+
+        body = json.dumps({"model_name": self.model, "transition": {"progression": progression}}).encode()
+        request = urllib.request.Request(
+            f"{self.moto.endpoint_url}/moto-api/state-manager/set-transition", data=body, method="POST"
+        )
+        urllib.request.urlopen(request, timeout=10).read()
+
+    def release(self, run_id: str, job: Job | None = None) -> None:
+        self._set_progression("immediate")
+
+
+class EmrServerlessBackend(EmrBackend):
+    name = "emr_serverless"
+    succeeded = "SUCCESS"
+    model = "emr-serverless::job-run"
+
+    def jobs(self) -> list[Job]:
+        client = self.moto.client("emr-serverless")
+        try:
+            runs = client.list_job_runs(applicationId=self.resources["application"])["jobRuns"]
+        except client.exceptions.ResourceNotFoundException:  # moto, before the application's first run
+            return []
+        return [Job(run["id"], run["state"]) for run in runs]
+
+    def poll_line(self, job: Job) -> str:
+        return f"EMR Serverless job run {job.id} is RUNNING"
+
+
+class EmrContainersBackend(EmrBackend):
+    name = "emr_containers"
+    succeeded = "COMPLETED"
+    model = "emr-containers::job-run"
+
+    def jobs(self) -> list[Job]:
+        client = self.moto.client("emr-containers")
+        runs = client.list_job_runs(virtualClusterId=self.resources["virtual_cluster"])["jobRuns"]
+        return [Job(run["id"], run["state"]) for run in runs]
+
+    def poll_line(self, job: Job) -> str:
+        return f"EMR on EKS job run {job.id} is RUNNING"

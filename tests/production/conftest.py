@@ -31,6 +31,8 @@ from tests.production.backends import (
     RedshiftBackend,
     SnowflakeBackend,
     KubernetesBackend,
+    EmrContainersBackend,
+    EmrServerlessBackend,
     SparkBackend,
 )
 from tests.production.drill import Drill
@@ -62,6 +64,10 @@ DAG_IDS = (
     "prod_kubernetes_sync",
     "prod_kubernetes_deferrable",
     "prod_kubernetes_last_try",
+    "prod_emr_serverless_sync",
+    "prod_emr_serverless_deferrable",
+    "prod_emr_containers_sync",
+    "prod_emr_containers_deferrable",
 )
 #: Rows of the summary table, filled by :func:`record`.
 RESULTS: list[dict[str, object]] = []
@@ -92,6 +98,16 @@ def moto_server():
 
     with LocalMotoServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def emr_resources(moto_server):
+    """An EMR Serverless application and an EMR on EKS virtual cluster in moto_server."""
+    serverless = moto_server.client("emr-serverless")
+    application = serverless.create_application(name="rj-prod", releaseLabel="emr-6.15.0", type="SPARK")
+    provider = {"id": "rj-prod-eks", "type": "EKS", "info": {"eksInfo": {"namespace": "rj-prod"}}}
+    cluster = moto_server.client("emr-containers").create_virtual_cluster(name="rj-prod", containerProvider=provider)
+    return {"application": application["applicationId"], "virtual_cluster": cluster["id"]}
 
 
 @pytest.fixture(scope="session")
@@ -153,6 +169,7 @@ def airflow(
     snowflake_standin,
     dbt_cloud_standin,
     kubernetes_api,
+    emr_resources,
     release_dir,
 ):
     """A running deployment of the requested topology (shared by every test of that topology)."""
@@ -172,6 +189,8 @@ def airflow(
         "AIRFLOW_CONN_KUBERNETES_DEFAULT": json.dumps(
             {"conn_type": "kubernetes", "extra": json.dumps({"kube_config_path": str(kubernetes_api.kubeconfig)})}
         ),
+        "RJ_PROD_EMR_APPLICATION": emr_resources["application"],
+        "RJ_PROD_EMR_VIRTUAL_CLUSTER": emr_resources["virtual_cluster"],
     }
     started = time.monotonic()
     with deployment(request.param, DAGS, extra_env=env) as running:
@@ -209,6 +228,10 @@ def backend(request, spark_cluster, release_dir):
         return RedshiftBackend(request.getfixturevalue("moto_server"))
     if name == "kubernetes":
         return KubernetesBackend(request.getfixturevalue("kubernetes_api"))
+    if name == "emr_serverless":
+        return EmrServerlessBackend(request.getfixturevalue("moto_server"), request.getfixturevalue("emr_resources"))
+    if name == "emr_containers":
+        return EmrContainersBackend(request.getfixturevalue("moto_server"), request.getfixturevalue("emr_resources"))
     raise ValueError(name)
 
 

@@ -25,6 +25,8 @@ DEFERRABLE_DAG = {
     "glue": "prod_glue_deferrable",
     "redshift": "prod_redshift_deferrable",
     "kubernetes": "prod_kubernetes_deferrable",
+    "emr_serverless": "prod_emr_serverless_deferrable",
+    "emr_containers": "prod_emr_containers_deferrable",
 }
 KILL_BEFORE_DEFER_DAG = {"spark": "prod_spark_kill_before_defer", "batch": "prod_batch_kill_before_defer"}
 
@@ -45,7 +47,7 @@ def test_sigkill_between_persisting_the_id_and_defer_follows_the_same_job(drill_
     record(drill, latency=f"{line.epoch - first.epoch:.1f}s to {'reconnect' if backend.holds_jobs else 'return'}")
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "celery:spark")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "local:emr_serverless", "local:emr_containers", "celery:spark")
 def test_triggerer_sigkill_while_deferred_and_a_new_triggerer_finishes_one_job(drill_factory, backend):
     drill = drill_factory("triggerer-restart", DEFERRABLE_DAG[backend.name]).start()
     job, deferred = drill.wait_deferred()

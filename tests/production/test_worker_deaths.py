@@ -29,6 +29,8 @@ SYNC_DAG = {
     "glue": "prod_glue_sync",
     "redshift": "prod_redshift_sync",
     "kubernetes": "prod_kubernetes_sync",
+    "emr_serverless": "prod_emr_serverless_sync",
+    "emr_containers": "prod_emr_containers_sync",
 }
 
 
@@ -57,7 +59,7 @@ def test_task_process_sigkill_mid_poll_reconnects(drill_factory):
     assert any(event.fields.get("signal_name") == "SIGKILL" for event in drill.log(1).events())
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "local:emr_serverless", "local:emr_containers")
 def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigterm", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()
@@ -71,7 +73,7 @@ def test_supervisor_sigterm_keeps_the_job_and_the_retry_reconnects(drill_factory
     assert drill.heartbeat_timeouts() == []
 
 
-@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "celery:spark")
+@on("local:spark", "local:databricks", "local:bigquery", "local:snowflake", "local:dbt_cloud", "local:glue", "local:redshift", "local:kubernetes", "local:emr_serverless", "local:emr_containers", "celery:spark")
 def test_whole_worker_sigkill_is_found_by_heartbeat_timeout_and_the_retry_reconnects(drill_factory, backend):
     drill = drill_factory("worker-sigkill", SYNC_DAG[backend.name]).start()
     job = drill.wait_polling()

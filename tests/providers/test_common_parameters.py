@@ -12,12 +12,18 @@ import warnings
 
 import pytest
 
-from resumable_jobs.providers.amazon import BatchOperator, GlueJobOperator
+from resumable_jobs.providers.amazon import (
+    BatchOperator,
+    EmrContainerOperator,
+    EmrServerlessStartJobOperator,
+    GlueJobOperator,
+    RedshiftDataOperator,
+)
 from resumable_jobs.providers.databricks import DatabricksRunNowOperator, DatabricksSubmitRunOperator
 from resumable_jobs.providers.dbt import DbtCloudRunJobOperator
 from resumable_jobs.providers.google import BigQueryInsertJobOperator
-from resumable_jobs.providers.snowflake import SnowflakeSqlApiOperator
 from resumable_jobs.providers.kubernetes import KubernetesPodOperator
+from resumable_jobs.providers.snowflake import SnowflakeSqlApiOperator
 from resumable_jobs.providers.spark import SparkSubmitOperator
 
 #: (builder, name of its poll interval)
@@ -36,6 +42,26 @@ OPERATORS = [
         lambda **kw: BatchOperator(task_id="t", job_name="n", job_definition="d", job_queue="q", **kw),
         "poll_interval",
         id="Batch",
+    ),
+    pytest.param(
+        lambda **kw: EmrServerlessStartJobOperator(
+            task_id="t", application_id="a", execution_role_arn="r", job_driver={}, **kw
+        ),
+        "waiter_delay",
+        id="EmrServerless",
+    ),
+    pytest.param(
+        lambda **kw: EmrContainerOperator(
+            task_id="t",
+            name="n",
+            virtual_cluster_id="v",
+            execution_role_arn="r",
+            release_label="emr-7.0.0-latest",
+            job_driver={},
+            **kw,
+        ),
+        "poll_interval",
+        id="EmrContainer",
     ),
     pytest.param(
         lambda **kw: BigQueryInsertJobOperator(task_id="t", configuration={"query": {"query": "SELECT 1"}}, **kw),
@@ -66,6 +92,11 @@ OPERATORS = [
         lambda **kw: KubernetesPodOperator(task_id="t", image="busybox", **kw),
         "poll_interval",
         id="KubernetesPod",
+    ),
+    pytest.param(
+        lambda **kw: RedshiftDataOperator(task_id="t", sql="SELECT 1", cluster_identifier="c", database="d", **kw),
+        "poll_interval",
+        id="RedshiftData",
     ),
 ]
 

@@ -30,6 +30,18 @@ OPERATORS = [
         id="BatchOperator",
     ),
     pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:EmrServerlessStartJobOperator",
+        "airflow.providers.amazon.aws.operators.emr:EmrServerlessStartJobOperator",
+        id="EmrServerlessStartJobOperator",
+    ),
+    pytest.param(
+        "amazon",
+        "resumable_jobs.providers.amazon:EmrContainerOperator",
+        "airflow.providers.amazon.aws.operators.emr:EmrContainerOperator",
+        id="EmrContainerOperator",
+    ),
+    pytest.param(
         "google",
         "resumable_jobs.providers.google:BigQueryInsertJobOperator",
         "airflow.providers.google.cloud.operators.bigquery:BigQueryInsertJobOperator",
@@ -226,6 +238,14 @@ def test_the_comparison_notices_what_it_claims_to():
 def _minimal(path: str) -> Any:
     required = {
         "BatchOperator": {"job_name": "n", "job_queue": "q", "job_definition": "d"},
+        "EmrServerlessStartJobOperator": {"application_id": "a", "execution_role_arn": "r", "job_driver": {}},
+        "EmrContainerOperator": {
+            "name": "n",
+            "virtual_cluster_id": "v",
+            "execution_role_arn": "r",
+            "release_label": "emr-7.0.0-latest",
+            "job_driver": {},
+        },
         "BigQueryInsertJobOperator": {"configuration": {"query": {"query": "SELECT 1"}}},
         "SparkSubmitOperator": {"application": "/apps/job.py"},
         "DatabricksSubmitRunOperator": {"json": {"tasks": []}},
@@ -245,6 +265,16 @@ def _minimal(path: str) -> Any:
 RESOLVED_DEFAULTS = [
     ("resumable_jobs.providers.amazon:BatchOperator", "deferrable", lambda op: op.deferrable),
     ("resumable_jobs.providers.amazon:BatchOperator", "wait_for_completion", lambda op: op.wait_for_completion),
+    *[
+        (f"resumable_jobs.providers.amazon:{name}", parameter, lambda op, parameter=parameter: getattr(op, parameter))
+        for name in ("EmrServerlessStartJobOperator", "EmrContainerOperator")
+        for parameter in (
+            "deferrable",
+            "wait_for_completion",
+            "openlineage_inject_parent_job_info",
+            "openlineage_inject_transport_info",
+        )
+    ],
     ("resumable_jobs.providers.google:BigQueryInsertJobOperator", "deferrable", lambda op: op.deferrable),
     ("resumable_jobs.providers.google:BigQueryInsertJobOperator", "result_retry", lambda op: op._result_retry()),
     *[

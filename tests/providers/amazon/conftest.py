@@ -220,3 +220,7 @@ def moto_batch_long_jobs(moto_batch, monkeypatch):
 
 
 RUNNING_DESCRIBES = 6
+
+
+# EMR Serverless / EMR on EKS behind moto's ThreadedMotoServer (see emr_fixtures.py).
+from tests.providers.amazon.emr_fixtures import emr_aws, moto_endpoint, serverless_app, virtual_cluster  # noqa: F401

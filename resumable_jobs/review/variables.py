@@ -36,9 +36,10 @@ from resumable_jobs.review.index import (
     dotted_name,
     format_template,
     keyword,
+    parameter_names,
     subnodes,
 )
-from resumable_jobs.review.keys import classify, names_a_date, names_an_offset
+from resumable_jobs.review.keys import classify, names_a_date, names_an_offset, names_progress
 from resumable_jobs.review.noqa import noqa_codes
 from resumable_jobs.review.project import FunctionFacts, star_imported_function
 
@@ -296,8 +297,8 @@ class VariableRecord(
     namedtuple(
         "VariableRecord",
         "path line column op key kind shown_key function"
-        " origin noqa via key_from_caller advances task_file dag tasks template",
-        defaults=("code", None, None, False, False, None, None, (), None),
+        " origin noqa via key_from_caller advances task_file dag tasks template switch",
+        defaults=("code", None, None, False, False, None, None, (), None, False),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -324,7 +325,10 @@ class VariableRecord(
       reading the offset through one helper and writing it through another is seen moving it on
       from run to run (RJ004), as when both calls are in the task body;
     - ``template``: for a template read, the read as written (``{{ var.json.sync_state }}``),
-      which messages show instead of a call.
+      which messages show instead of a call;
+    - ``switch``: a read whose value is only compared with a yes/no literal
+      (``Variable.get("enable_x") == "true"``, ``.lower() in ("1", "true")``): a feature switch,
+      configuration whatever its key says.
     """
 
     __slots__ = ()
@@ -342,8 +346,10 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
     key_node = argument(call, 0, "key")
     key = key_text(index, key_node, stack)
     line, column = index.position(call)
-    if key is None and isinstance(key_node, ast.Name):
+    if _key_from_caller(key, key_node, func):
         extra.setdefault("key_from_caller", True)
+    if op == "get" and _is_switch(index, call, func):
+        extra.setdefault("switch", True)
     return VariableRecord(
         index.path,
         line,
@@ -362,7 +368,7 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
     """:func:`_record` for a call :func:`runtime_variable_accesses` already read (its key,
     kind and shown key are not worked out again)."""
     line, column = index.position(access.node)
-    from_caller = access.key is None and isinstance(argument(access.node, 0, "key"), ast.Name)
+    from_caller = _key_from_caller(access.key, argument(access.node, 0, "key"), access.function)
     return VariableRecord(
         index.path,
         line,
@@ -375,7 +381,68 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         noqa=_noqa_at(index, line),
         key_from_caller=from_caller,
         advances=advances,
+        switch=access.op == "get" and _is_switch(index, access.node, access.function),
     )
+
+
+def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool:
+    """The key is the caller's: a bare name (a parameter, or taken from one), or a key built
+    around parameters of the function and nothing else computed (``f"pipeline_state__{name}"``
+    in a ``get_state(name)`` wrapper): :func:`keys_from_callers` fills the holes."""
+    if key is None:
+        return isinstance(node, ast.Name)
+    if "{}" not in key or not isinstance(node, ast.JoinedStr):
+        return False
+    inserted = [part.value for part in node.values if isinstance(part, ast.FormattedValue)]
+    return len(inserted) == 1 and isinstance(inserted[0], ast.Name) and inserted[0].id in parameter_names(func)
+
+
+#: literals a feature switch is compared with
+_YES_NO = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "enabled", "disabled"})
+
+
+def _is_switch(index: ModuleIndex, call: ast.Call, func: FunctionNode) -> bool:
+    """A read compared with a yes/no literal, in ``func`` (``Variable.get("x") == "true"``,
+    ``Variable.get("x").lower() in ("1", "true")``, or a name bound to one of those reads)."""
+    compares = index.__dict__.setdefault("_yes_no_compares", {})
+    found = compares.get(func)
+    if found is None:
+        found = compares[func] = [
+            node for node in subnodes(func) if isinstance(node, ast.Compare) and _compares_yes_no(node)
+        ]
+    if not found:
+        return False
+    names = {
+        name for name, values in index.bindings.get(func, {}).items() if len(values) == 1 and _wraps(values[0], call)
+    }
+    for compare in found:
+        for side in (compare.left, *compare.comparators):
+            if _wraps(side, call) or (isinstance(side, ast.Name) and side.id in names):
+                return True
+    return False
+
+
+def _compares_yes_no(node: ast.Compare) -> bool:
+    for side in (node.left, *node.comparators):
+        for sub in subnodes(side):
+            if isinstance(sub, ast.Constant) and (
+                isinstance(sub.value, bool) or (isinstance(sub.value, str) and sub.value.lower() in _YES_NO)
+            ):
+                return True
+    return False
+
+
+def _wraps(node: ast.AST, call: ast.Call) -> bool:
+    """``node`` is ``call``, or ``call`` seen through ``.lower()``, ``str()``, ``bool()``..."""
+    while True:
+        if node is call:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+            node = node.func.value  # Variable.get("x").lower()
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+            node = node.args[0]  # str(Variable.get("x"))
+        else:
+            return False
 
 
 def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | None = None) -> list[VariableRecord]:
@@ -534,14 +601,16 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
     name handed to the same call never becomes a key.
     """
     found: dict[str, VariableRecord] = {}
+    template = record.key if record.key and "{}" in record.key else None
     for call in calls:
         for node in _passed_values(call):
             for text in _strings(node):
-                kind = classify(text)
-                if kind is not None and text not in found:
-                    found[text] = record._replace(
-                        key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
-                    )
+                key = template.replace("{}", text, 1) if template is not None else text
+                kind = classify(key)
+                if key not in found and (kind is not None or (template is not None and names_progress(key))):
+                    found[key] = record._replace(key=key, kind=kind, shown_key=json.dumps(key), key_from_caller=False)
+    if not found and template is not None:  # no caller names it: the key as the function builds it
+        return [record._replace(key_from_caller=False)]
     return list(found.values())
 
 
@@ -583,7 +652,7 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node):
-                if names_an_offset(record.key):
+                if _tracked(record.key):
                     record = record._replace(tasks=_tasks_running(index, site))
                 if project.is_reviewed(record.path):
                     found.append(record._replace(task_file=index.abspath))
@@ -601,17 +670,23 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
 
 def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
     """Records of offset keys made in this file's functions, with the tasks that run them."""
-    if not any(names_an_offset(r.key) for r in records):
+    if not any(_tracked(r.key) for r in records):
         return records
     functions = {function_id(index, f): f for f in index.functions}
     roots = _task_roots(index)
     result = []
     for record in records:
-        func = functions.get(record.function) if names_an_offset(record.key) else None
+        func = functions.get(record.function) if _tracked(record.key) else None
         if func is not None:
             record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
         result.append(record)
     return result
+
+
+def _tracked(key: str | None) -> bool:
+    """Keys whose records carry the tasks that run them: offsets, and state or progress a task
+    may read through one helper and write back through another (``get_state``/``set_state``)."""
+    return names_an_offset(key) or names_progress(key)
 
 
 def _tasks_running(index: ModuleIndex, site: CallSite) -> tuple[str, ...]:

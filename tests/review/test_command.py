@@ -303,7 +303,7 @@ def test_the_command_uses_every_cpu_by_default_and_j1_keeps_one_process(monkeypa
 
     asked = []
     monkeypatch.setattr(command, "available_cpus", lambda: 4)
-    monkeypatch.setattr(command, "review_files", lambda files, rules, jobs: asked.append(jobs) or ReviewResult())
+    monkeypatch.setattr(command, "review_files", lambda files, rules, jobs, **options: asked.append(jobs) or ReviewResult())
     invoke(str(tmp_path))
     invoke(str(tmp_path), "-j1")
     assert asked == [4, 1]

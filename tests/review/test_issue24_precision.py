@@ -205,3 +205,94 @@ def test_near_miss_the_same_wrappers_reading_configuration(tmp_path):
         },
     )
     assert relative(tmp_path, review_files(paths)) == []
+
+
+# -- RJ005: a wait flag switched off after construction, and the sensor's evidence -------------
+
+_TRAINING = """
+    from datetime import datetime
+
+    from airflow.decorators import task
+    from airflow.models.baseoperator import chain
+    from airflow.models.dag import DAG
+    from airflow.providers.amazon.aws.operators.sagemaker import SageMakerTrainingOperator
+    from airflow.providers.amazon.aws.sensors.sagemaker import SageMakerTrainingSensor
+
+
+    @task
+    def plan(model):
+        name = f"{model}-fit"
+        return {"job": name, "request": {"TrainingJobName": name}}
+
+
+    with DAG(dag_id="fit", start_date=datetime(2026, 1, 1), schedule=None):
+        spec = plan("churn")
+        fit = SageMakerTrainingOperator(task_id="fit", config=spec["request"])
+        fit.wait_for_completion = False
+        watch = SageMakerTrainingSensor(task_id="watch", job_name=WATCHED)
+        chain(spec, fit, watch)
+"""
+
+
+def test_sagemaker_wait_switched_off_after_construction_then_its_sensor_right_after():
+    assert found(_TRAINING.replace("WATCHED", 'spec["job"]'), "RJ005") == [(19, "RJ005")]
+
+
+def test_near_miss_the_sensor_right_after_names_another_training_job():
+    assert found(_TRAINING.replace("WATCHED", '"upsell-fit"'), "RJ005") == []
+
+
+_BATCH = """
+    from airflow import DAG
+    from airflow.providers.amazon.aws.operators.batch import BatchOperator
+    from airflow.providers.amazon.aws.sensors.batch import BatchSensor
+    from airflow.providers.amazon.aws.sensors.s3 import S3KeySensor
+
+    with DAG("render"):
+        render = BatchOperator(task_id="render", job_name="r", job_queue="q", job_definition="d")
+        render.wait_for_completion = False
+        SENSOR
+        render >> watch
+"""
+
+
+def test_batch_wait_switched_off_after_construction_then_its_sensor():
+    source = _BATCH.replace("SENSOR", 'watch = BatchSensor(task_id="watch", job_id=render.output)')
+    assert found(source, "RJ005") == [(8, "RJ005")]
+
+
+def test_near_miss_the_sensor_after_the_batch_job_waits_for_a_file_and_is_only_uncertain():
+    sensor = 'watch = S3KeySensor(task_id="watch", bucket_key=render.output, bucket_name="frames")'
+    source = textwrap.dedent(_BATCH.replace("SENSOR", sensor))
+    assert review_source(source, "dag.py", [RULES_BY_CODE["RJ005"]]) == []
+    held = review_source(source, "dag.py", [RULES_BY_CODE["RJ005"]], include_uncertain=True)
+    assert [(f.line, f.uncertain) for f in held] == [
+        (8, "'watch' watches a key, not the job 'render' submits: it may wait on something else")
+    ]
+
+
+_HAND_WRITTEN = """
+    from airflow.sdk import dag, task
+
+    @dag(schedule=None)
+    def nightly():
+        @task
+        def NAME():
+            return client.start()
+
+        @task.sensor(poke_interval=60)
+        def ready(ref):
+            return client.state(ref) == "READY"
+
+        ready(NAME())
+
+    nightly()
+"""
+
+
+def test_a_start_task_that_provisions_a_cluster_is_no_submit():
+    assert found(_HAND_WRITTEN.replace("NAME", "start_cluster"), "RJ005") == []
+
+
+def test_near_miss_a_start_task_that_submits_an_export_is_one():
+    assert found(_HAND_WRITTEN.replace("NAME", "start_export"), "RJ005") == [(14, "RJ005")]

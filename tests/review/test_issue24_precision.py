@@ -296,3 +296,104 @@ def test_a_start_task_that_provisions_a_cluster_is_no_submit():
 
 def test_near_miss_a_start_task_that_submits_an_export_is_one():
     assert found(_HAND_WRITTEN.replace("NAME", "start_export"), "RJ005") == [(14, "RJ005")]
+
+
+# -- RJ003: operator subclasses that look a previous try's job up, then skip the submit --------
+
+
+def test_a_subclass_that_finds_a_run_by_its_job_name_and_skips_the_parents_submit():
+    source = """
+        from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+
+        class ResumingCrawlJob(GlueJobOperator):
+            def execute(self, context):
+                runs = self.hook.conn.get_job_runs(JobName=self.job_name)["JobRuns"]
+                live = [r for r in runs if r["JobRunState"] in ("STARTING", "RUNNING")]
+                if live:
+                    return self.hook.job_completion(self.job_name, live[0]["Id"])
+                return super().execute(context)
+    """
+    assert found(source, "RJ003") == [(8, "RJ003")]
+
+
+def test_near_miss_a_subclass_that_stops_runs_of_its_name_before_submitting():
+    source = """
+        from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+
+        class FreshCrawlJob(GlueJobOperator):
+            def execute(self, context):
+                for run in self.hook.conn.get_job_runs(JobName=self.job_name)["JobRuns"]:
+                    if run["JobRunState"] == "RUNNING":
+                        self.hook.conn.batch_stop_job_run(JobName=self.job_name, JobRunIds=[run["Id"]])
+                return super().execute(context)
+    """
+    assert found(source, "RJ003") == []
+
+
+def test_a_subclass_that_counts_jobs_of_its_name_and_waits_for_the_one_found():
+    source = """
+        from airflow.providers.amazon.aws.operators.sagemaker import SageMakerProcessingOperator
+
+        class OnceProcessing(SageMakerProcessingOperator):
+            def execute(self, context):
+                name = self.config["ProcessingJobName"]
+                if self.hook.count_processing_jobs_by_name(name) > 0:
+                    return self.hook.wait_for_processing_job(name)
+                return super().execute(context)
+    """
+    assert found(source, "RJ003") == [(7, "RJ003")]
+
+
+def test_near_miss_a_subclass_that_looks_a_job_definition_up_by_name_before_creating_it():
+    source = """
+        from airflow.providers.amazon.aws.operators.glue import GlueJobOperator
+
+        class EnsuredGlueJob(GlueJobOperator):
+            def execute(self, context):
+                if not self.hook.get_job_by_name(self.job_name):
+                    self.hook.create_job(self.job_name)
+                return super().execute(context)
+    """
+    assert found(source, "RJ003") == []
+
+
+def test_a_pod_operator_subclass_that_finds_its_pod_by_the_task_instances_labels():
+    source = """
+        from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator
+
+        class ResumePod(KubernetesPodOperator):
+            def execute(self, context):
+                pod = self.find_pod(self.namespace, context=context)
+                if pod is not None:
+                    return self.await_pod_completion(pod)
+                return super().execute(context)
+    """
+    assert found(source, "RJ003") == [(7, "RJ003")]
+
+
+def test_an_operator_pulling_its_own_xcom_through_self_with_the_context_first():
+    source = """
+        from airflow.models import BaseOperator
+
+        class TransferJob(BaseOperator):
+            def execute(self, context):
+                earlier = self.xcom_pull(context, task_ids=self.task_id, key="transfer_run")
+                if earlier is not None:
+                    return self.hook.wait_for_run(earlier)
+                return self.hook.start_transfer_run(self.config)
+    """
+    assert found(source, "RJ003") == [(7, "RJ003")]
+
+
+def test_near_miss_an_operator_pulling_an_upstream_tasks_xcom_through_self():
+    source = """
+        from airflow.models import BaseOperator
+
+        class TransferJob(BaseOperator):
+            def execute(self, context):
+                earlier = self.xcom_pull(context, task_ids="plan", key="transfer_run")
+                if earlier is not None:
+                    return self.hook.wait_for_run(earlier)
+                return self.hook.start_transfer_run(self.config)
+    """
+    assert found(source, "RJ003") == []

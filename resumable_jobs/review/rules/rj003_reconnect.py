@@ -10,7 +10,11 @@ assigned from the lookup), where the branch taken when none is found submits som
 named submit/run/start/create/launch/trigger/insert, or the parent operator's ``execute()``)
 or writes the Variable. A lookup is a ``Variable.get`` of a job-id key, an ``xcom_pull`` of the
 task's own XCom, or a listing of the backend's jobs or pods filtered by label, tag or name
-(``list_namespaced_pod(label_selector=...)``, ``list_jobs(filters=...)``). The finding is on
+(``list_namespaced_pod(label_selector=...)``, ``list_jobs(filters=...)``). In the methods of an
+operator class, also a look-up of the runs of one name (``get_job_runs(JobName=self.job_name)``,
+``count_processing_jobs_by_name(name)``; a job *definition* looked up by name is not a run) and
+the Kubernetes pod operator's own ``find_pod(namespace, context)``; the operator's own XCom
+may be pulled through ``self.xcom_pull(context, task_ids=self.task_id, ...)``. The finding is on
 the ``if``. RJ001 stays silent on the Variable calls of a function reported here, so one
 pattern gives one finding.
 
@@ -28,7 +32,7 @@ from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, words
-from resumable_jobs.review.own_task import reads_own_task, task_scope
+from resumable_jobs.review.own_task import reads_own_task, task_scope, xcom_argument
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call, runtime_variable_accesses
 
@@ -97,19 +101,66 @@ _FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filte
 def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     """Lookups of a previous try's job that are not Variables: own XCom, or a filtered listing."""
     names = index.called_names
-    if "xcom_pull" not in names and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names):
+    in_operators = bool(index.owner_class) and "execute" in index.functions_by_name
+    if (
+        "xcom_pull" not in names
+        and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names)
+        and not in_operators
+    ):
         return {}
     found: dict[ast.Call, str] = {}
     for site in index.calls_in_runtime():
         call = site.node
         name = call_name(call) or ""
         if name == "xcom_pull" and _pulls_own_xcom(index, site):
-            key = index.string_value(argument(call, 2, "key"), site.stack)
+            key = index.string_value(xcom_argument(call, "key"), site.stack)
             if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
                 found[call] = f"XCom {key or 'return_value'}"
         elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
             found[call] = f"{name}()"
+        elif in_operators and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name):
+            found[call] = f"{name}()"
     return found
+
+
+#: lookups of the task instance's own job that providers' operators offer (the Kubernetes pod
+#: operator's ``find_pod(namespace, context)`` lists pods by the task instance's labels)
+_OWN_JOB_LOOKUPS = frozenset({"find_pod"})
+#: verbs of a call that looks one named job up (``get_job_runs``, ``describe_training_job``,
+#: ``count_processing_jobs_by_name``)
+_NAMED_LOOKUP_VERBS = frozenset({"get", "describe", "list", "find", "search", "count"})
+
+
+#: nouns of one run of a job (a Glue or Databricks "job" is a definition: looking one up by name
+#: before creating it is no reconnect)
+_RUN_NOUNS = frozenset({"run", "runs", "pod", "pods", "execution", "executions", "submission", "submissions"})
+#: SageMaker's job kinds, whose "jobs" are runs
+_RUN_JOB_KINDS = frozenset({"training", "processing", "transform", "tuning", "labeling", "compilation"})
+
+
+def _names_runs(parts: list[str]) -> bool:
+    if not _RUN_NOUNS.isdisjoint(parts):
+        return True
+    return any(kind in _RUN_JOB_KINDS and nxt in ("job", "jobs") for kind, nxt in zip(parts, parts[1:]))
+
+
+def _in_operator_method(index: ModuleIndex, stack) -> bool:
+    """Task code of an operator class: its ``execute()``, or a method of the class it calls."""
+    return any(func in index.owner_class for func in stack)
+
+
+def _looks_up_by_name(call: ast.Call, name: str) -> bool:
+    """A call that looks up the jobs of one name or label (``get_job_runs(JobName=self.job_name)``,
+    ``count_processing_jobs_by_name(name)``, ``find_pod(ns, context)``): in an operator's own
+    methods, that is a look for a previous try's job before submitting."""
+    if name in _OWN_JOB_LOOKUPS:
+        return True
+    parts = words(name)
+    if not parts or parts[0] not in _NAMED_LOOKUP_VERBS or not _names_runs(parts[1:]):
+        return False
+    if parts[-2:] == ["by", "name"] or parts[-2:] == ["by", "label"]:
+        return True
+    return any(kw.arg and words(kw.arg)[-1:] in (["name"], ["names"]) for kw in call.keywords)
 
 
 def _helpers_returning(index: ModuleIndex, job_gets: dict[ast.Call, str]) -> dict[ast.Call, str]:
@@ -145,7 +196,7 @@ def _is_job_listing(name: str) -> bool:
 
 def _pushes(index: ModuleIndex, func: FunctionNode, key: str | None) -> bool:
     return any(
-        call_name(site.node) == "xcom_push" and index.string_value(argument(site.node, 0, "key"), site.stack) == key
+        call_name(site.node) == "xcom_push" and index.string_value(xcom_argument(site.node, "key"), site.stack) == key
         for site in index.calls_by_function.get(func, ())
     )
 
@@ -154,9 +205,9 @@ def _pulls_own_xcom(index: ModuleIndex, site: CallSite) -> bool:
     """A pull of the task's own XCom (:func:`reads_own_task`: ``task_ids=self.task_id``, or the
     task's own id, ``task_ids="run_job"`` in the ``@task`` ``run_job``); with no ``task_ids``,
     only a pull by key: a bare ``xcom_pull()`` is a read of upstream data."""
-    task_ids = argument(site.node, 0, "task_ids")
+    task_ids = xcom_argument(site.node, "task_ids")
     if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
-        return argument(site.node, 2, "key") is not None
+        return xcom_argument(site.node, "key") is not None
     return reads_own_task(index, site, task_scope(index, site.stack))
 
 
@@ -219,18 +270,19 @@ def _true_when_present(test: ast.AST, job_gets: dict[ast.Call, str], names: dict
         parts = [_true_when_present(v, job_gets, names) for v in test.values]
         wanted = isinstance(test.op, ast.And)
         return wanted if wanted in parts else None
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and not _is_len_of(test.left, job_gets, names):
         if _refers(test.left, job_gets, names) is None:
             return None
         other = test.comparators[0]
-        if not (isinstance(other, ast.Constant) and other.value in (None, "")):
+        if isinstance(other, ast.Constant) and other.value in (None, "") and other.value is not False:
+            if isinstance(test.ops[0], (ast.Is, ast.Eq)):
+                return False
+            if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
+                return True
             return None
-        if isinstance(test.ops[0], (ast.Is, ast.Eq)):
-            return False
-        if isinstance(test.ops[0], (ast.IsNot, ast.NotEq)):
-            return True
-        return None
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_len_of(test.left, job_gets, names):
+        if not (isinstance(other, ast.Constant) and other.value == 0 and other.value is not False):
+            return None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:  # len(found) > 0, count_runs(...) != 0
         other = test.comparators[0]
         if isinstance(other, ast.Constant) and other.value == 0:
             if isinstance(test.ops[0], (ast.Gt, ast.NotEq)):

@@ -29,7 +29,6 @@ from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.own_task import reads_own_task, task_scope, xcom_argument
 from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.variables import argument
 
 __all__ = ["RULE"]
 

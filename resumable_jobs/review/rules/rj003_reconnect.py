@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import pairwise
 
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
@@ -116,9 +117,9 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
             key = index.string_value(xcom_argument(call, "key"), site.stack)
             if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
                 found[call] = f"XCom {key or 'return_value'}"
-        elif _is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords):
-            found[call] = f"{name}()"
-        elif in_operators and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name):
+        elif (_is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords)) or (
+            in_operators and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name)
+        ):
             found[call] = f"{name}()"
     return found
 
@@ -141,7 +142,7 @@ _RUN_JOB_KINDS = frozenset({"training", "processing", "transform", "tuning", "la
 def _names_runs(parts: list[str]) -> bool:
     if not _RUN_NOUNS.isdisjoint(parts):
         return True
-    return any(kind in _RUN_JOB_KINDS and nxt in ("job", "jobs") for kind, nxt in zip(parts, parts[1:]))
+    return any(kind in _RUN_JOB_KINDS and nxt in ("job", "jobs") for kind, nxt in pairwise(parts))
 
 
 def _in_operator_method(index: ModuleIndex, stack) -> bool:

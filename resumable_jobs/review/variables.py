@@ -469,7 +469,9 @@ def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | Non
     result = []
     for record in records:
         if record.key_from_caller and record.function != top:
-            result.extend(keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ())) or [record])
+            result.extend(
+                keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ()), index) or [record]
+            )
         else:
             result.append(record)
     return result
@@ -588,11 +590,11 @@ def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list
             result.append(record)
             continue
         name = record.function.rsplit(":", 1)[-1]
-        result.extend(keys_from_callers(record, by_name.get(name, ())))
+        result.extend(keys_from_callers(record, by_name.get(name, ()), index))
     return result
 
 
-def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
+def keys_from_callers(record: VariableRecord, calls, index: ModuleIndex | None = None) -> list[VariableRecord]:
     """A record for each key a call hands to the function: a state-like string it passes.
 
     ``PythonOperator(python_callable=update_variables, op_kwargs={"UPDATE": {"HARVEST_FROM_DATE":
@@ -604,7 +606,7 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
     template = record.key if record.key and "{}" in record.key else None
     for call in calls:
         for node in _passed_values(call):
-            for text in _strings(node):
+            for text in _strings(node, index):
                 key = template.replace("{}", text, 1) if template is not None else text
                 kind = classify(key)
                 if key not in found and (kind is not None or (template is not None and names_progress(key))):
@@ -624,10 +626,12 @@ def _passed_values(call: ast.Call):
 _NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "retries", "doc_md", "pool", "queue"})
 
 
-def _strings(node: ast.AST):
+def _strings(node: ast.AST, index: ModuleIndex | None = None):
     for sub in subnodes(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value
+        elif index is not None and isinstance(sub, ast.Name) and sub.id in index.constants:
+            yield index.constants[sub.id]
 
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
@@ -651,7 +655,7 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 facts = project.function(importer, qualified)
             if facts is None:
                 continue
-            for record in _caller_keyed(facts.variable_accesses, site.node):
+            for record in _caller_keyed(facts.variable_accesses, site.node, index):
                 if _tracked(record.key):
                     record = record._replace(tasks=_tasks_running(index, site))
                 if project.is_reviewed(record.path):
@@ -725,10 +729,10 @@ def _plain_task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode
     return roots
 
 
-def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:
+def _caller_keyed(records, call: ast.Call, index: ModuleIndex) -> list[VariableRecord]:
     result = []
     for record in records:
-        result.extend(keys_from_callers(record, [call]) if record.key_from_caller else [record])
+        result.extend(keys_from_callers(record, [call], index) if record.key_from_caller else [record])
     return result
 
 

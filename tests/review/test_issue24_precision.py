@@ -397,3 +397,43 @@ def test_near_miss_an_operator_pulling_an_upstream_tasks_xcom_through_self():
                 return self.hook.start_transfer_run(self.config)
     """
     assert found(source, "RJ003") == []
+
+
+_PLAIN_WRAPPERS = """
+    from airflow.models import Variable
+
+
+    def get_state(key, default=None):
+        return Variable.get(key, default_var=default)
+
+
+    def set_state(key, value):
+        Variable.set(key, value)
+"""
+
+
+def _wrapped(tmp_path, task_body: str) -> list[tuple[str, int, str]]:
+    dag = (
+        "from airflow import DAG\n"
+        "from airflow.operators.python import PythonOperator\n"
+        "from utils.state import get_state, set_state\n\n"
+        'SYNC_KEY = "crm_sync_cursor"\n'
+        'ALERT_KEY = "crm_alert_channel"\n\n\n'
+        f"def sync(**context):\n{textwrap.indent(textwrap.dedent(task_body), '    ')}\n\n"
+        'with DAG("crm") as dag:\n'
+        '    PythonOperator(task_id="sync", python_callable=sync)\n'
+    )
+    paths = write(tmp_path, {"dags/utils/__init__.py": "", "dags/utils/state.py": _PLAIN_WRAPPERS, "dags/crm.py": dag})
+    return relative(tmp_path, review_files(paths))
+
+
+def test_a_wrapper_handed_a_cursor_key_through_a_module_constant(tmp_path):
+    body = """
+        cursor = get_state(SYNC_KEY, default=0)
+        set_state(SYNC_KEY, pull_after(cursor))
+    """
+    assert _wrapped(tmp_path, body) == [("dags/utils/state.py", 6, "RJ001"), ("dags/utils/state.py", 10, "RJ001")]
+
+
+def test_near_miss_a_wrapper_handed_a_configuration_key_through_a_module_constant(tmp_path):
+    assert _wrapped(tmp_path, "notify(get_state(ALERT_KEY))") == []

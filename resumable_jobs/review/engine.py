@@ -26,11 +26,13 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 
+from resumable_jobs.review.facts import EMPTY_PROJECT, ModuleSummary, ProjectView
 from resumable_jobs.review.findings import FileError, Finding, ReviewResult
 from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.noqa import silences
-from resumable_jobs.review.project import EMPTY_PROJECT, ModuleSummary, ProjectIndex, ProjectView, summarise_index
+from resumable_jobs.review.project import ProjectIndex
 from resumable_jobs.review.rules import ALL_RULES, Rule
+from resumable_jobs.review.summary import summarise_index
 from resumable_jobs.review.variable_usage import ProjectFacts, facts_of
 
 __all__ = ["review_file", "review_files", "review_source"]

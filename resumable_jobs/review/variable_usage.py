@@ -21,7 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from resumable_jobs.review.keys import names_a_date, names_an_offset
-from resumable_jobs.review.variables import VariableRecord
+from resumable_jobs.review.reconnect import reconnect_ifs
+from resumable_jobs.review.variables import VariableRecord, function_id, runtime_variable_records
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
 
@@ -52,9 +53,6 @@ class ProjectFacts:
 
 def facts_of(index) -> ProjectFacts:
     """What one file reports for the rules decided over the whole tree."""
-    from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs  # the rule imports this module
-    from resumable_jobs.review.variables import function_id, runtime_variable_records
-
     return ProjectFacts(
         list(runtime_variable_records(index)),
         {(function_id(index, found.function), found.key) for found in reconnect_ifs(index)},

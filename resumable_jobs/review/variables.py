@@ -28,6 +28,7 @@ import os
 import re
 from collections import namedtuple
 
+from resumable_jobs.review.facts import FunctionFacts
 from resumable_jobs.review.index import (
     CallSite,
     FunctionNode,
@@ -37,11 +38,11 @@ from resumable_jobs.review.index import (
     format_template,
     keyword,
     parameter_names,
+    star_imported_function,
     subnodes,
 )
 from resumable_jobs.review.keys import classify, names_a_date, names_an_offset, names_progress
 from resumable_jobs.review.noqa import noqa_codes
-from resumable_jobs.review.project import FunctionFacts, star_imported_function
 
 __all__ = [
     "VARIABLE_CLASSES",

@@ -37,11 +37,18 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword, parameter_names, subnodes
+from resumable_jobs.review.index import (
+    FunctionNode,
+    ModuleIndex,
+    call_name,
+    imported_function,
+    keyword,
+    parameter_names,
+    subnodes,
+)
 from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
-from resumable_jobs.review.project import imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument

@@ -186,13 +186,14 @@ def is_strong(key: str | None) -> bool:
 #: ``skip_resume``, ``dry_run``): configuration, whatever else the key names
 _SWITCH_WORDS = frozenset(
     {"enable", "enabled", "disable", "disabled", "flag", "flags", "toggle", "switch", "feature", "features"}
-    | {"skip", "dry", "debug", "allow", "allowed", "should", "use", "active", "kill"}
+    | {"skip", "dry", "debug", "allow", "allowed", "should", "use"}
 )
 
 
 def names_a_switch(key: str | None) -> bool:
-    """A key naming a feature switch or a mode (``enable_checkpointing``, ``skip_offset_reset``)."""
-    return bool(key) and not _SWITCH_WORDS.isdisjoint(words(key))
+    """A key naming a feature switch or a mode (``enable_checkpointing``, ``skip_offset_reset``);
+    never one that names an external job id (``use_last_run_id`` holds an id)."""
+    return bool(key) and not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
 
 
 #: last words that make a key the name of a place or a setting (``checkpoint_bucket``,

@@ -437,3 +437,16 @@ def test_a_wrapper_handed_a_cursor_key_through_a_module_constant(tmp_path):
 
 def test_near_miss_a_wrapper_handed_a_configuration_key_through_a_module_constant(tmp_path):
     assert _wrapped(tmp_path, "notify(get_state(ALERT_KEY))") == []
+
+
+def test_near_miss_a_job_id_key_with_a_switch_word_is_still_run_state():
+    source = """
+        from airflow.models import Variable
+        from airflow.sdk import task
+
+        @task
+        def submit():
+            previous = Variable.get("use_last_run_id", default_var=None)
+            Variable.set("use_last_run_id", start_run(previous))
+    """
+    assert found(source, "RJ001") == [(7, "RJ001"), (8, "RJ001")]

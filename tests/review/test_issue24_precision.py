@@ -450,3 +450,49 @@ def test_near_miss_a_job_id_key_with_a_switch_word_is_still_run_state():
             Variable.set("use_last_run_id", start_run(previous))
     """
     assert found(source, "RJ001") == [(7, "RJ001"), (8, "RJ001")]
+
+
+_JSON_STATE = """
+    from airflow.models import Variable
+
+    STATE_KEY = "ingest_state"
+
+
+    def get_state(source):
+        return Variable.get(STATE_KEY, default_var={}, deserialize_json=True).get(source)
+
+
+    def set_state(source, value):
+        state = Variable.get(STATE_KEY, default_var={}, deserialize_json=True)
+        state[source] = value
+        Variable.set(STATE_KEY, state, serialize_json=True)
+"""
+
+
+def _json_state_tree(tmp_path, body: str):
+    dag = (
+        "from airflow.decorators import dag, task\n"
+        "from utils.state import get_state, set_state\n\n\n"
+        '@dag(schedule="@hourly")\n'
+        "def pull():\n"
+        "    @task\n"
+        "    def fetch():\n"
+        f"{textwrap.indent(textwrap.dedent(body), '        ')}\n"
+        "    fetch()\n\n\npull()\n"
+    )
+    paths = write(tmp_path, {"dags/utils/__init__.py": "", "dags/utils/state.py": _JSON_STATE, "dags/pull.py": dag})
+    return review_files(paths).findings
+
+
+def test_one_task_reading_and_writing_a_state_dict_through_two_wrappers(tmp_path):
+    body = """
+        since = get_state("crm")
+        set_state("crm", load_since(since))
+    """
+    findings = _json_state_tree(tmp_path, body)
+    assert [(f.line, f.code) for f in findings] == [(8, "RJ001"), (12, "RJ001"), (14, "RJ001")]
+    assert all("state a task reads and writes back" in f.message for f in findings)
+
+
+def test_near_miss_a_task_that_only_reads_the_state_dict(tmp_path):
+    assert _json_state_tree(tmp_path, 'report(get_state("crm"))') == []

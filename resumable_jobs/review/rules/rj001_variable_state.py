@@ -86,12 +86,12 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             usage.date_kept_across_runs(record.key) or usage.advanced_across_runs(record.key)
         ):
             continue  # a date or an id position others read back: a watermark, RJ004
+        elif record.kind is None and names_progress(record.key) and usage.read_and_written_by_one_task(record.key):
+            what = "state a task reads and writes back"
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
         elif record.kind is None and usage.advanced_in_dag_of(record):
             what = "a value a task moves on from run to run"
-        elif record.kind is None and names_progress(record.key) and usage.read_and_written_by_one_task(record.key):
-            what = "state a task reads and writes back"
         else:
             continue
         finding = record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))

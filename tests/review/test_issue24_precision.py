@@ -496,3 +496,19 @@ def test_one_task_reading_and_writing_a_state_dict_through_two_wrappers(tmp_path
 
 def test_near_miss_a_task_that_only_reads_the_state_dict(tmp_path):
     assert _json_state_tree(tmp_path, 'report(get_state("crm"))') == []
+
+
+def test_older_providers_modules_named_per_operator_are_one_service():
+    source = """
+        from airflow import DAG
+        from airflow.providers.amazon.aws.operators.emr_add_steps import EmrAddStepsOperator
+        from airflow.providers.amazon.aws.sensors.emr_step import EmrStepSensor
+
+        with DAG("steps"):
+            add = EmrAddStepsOperator(task_id="add", job_flow_id="j-1", steps=[])
+            watch = EmrStepSensor(
+                task_id="watch", job_flow_id="j-1", step_id="{{ ti.xcom_pull(task_ids='add')[0] }}"
+            )
+            add >> watch
+    """
+    assert found(source, "RJ005") == [(7, "RJ005")]

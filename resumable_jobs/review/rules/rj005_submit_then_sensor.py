@@ -354,9 +354,15 @@ def _service_of_other(submit: TaskNode, sensor: TaskNode) -> str | None:
     resource = next((word for word in _WATCHED_RESOURCES if word in name), None)
     if resource is not None:
         return f"a {resource.lower()}"
-    if submit_service.removesuffix("_async") != sensor_service.removesuffix("_async"):
+    if _service_word(submit_service) != _service_word(sensor_service):
         return f"another service ({sensor_service})"
     return None
+
+
+def _service_word(module: str) -> str:
+    """The service a provider module is about: its first word, so that older providers' modules
+    named per operator still match (``emr_add_steps`` and ``emr_step`` are both ``emr``)."""
+    return module.split("_", 1)[0]
 
 
 #: sensor modules whose sensors wait on whatever their callable, command or query checks

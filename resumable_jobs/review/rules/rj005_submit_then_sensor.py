@@ -57,10 +57,11 @@ __all__ = ["RULE", "operator_wait_model"]
 
 _SUBMIT_WORDS = frozenset({"submit", "start", "launch", "trigger", "kick"})
 #: words that make a ``start_...`` task provision something rather than submit a job
-#: (``start_cluster``, ``launch_emr_application``): a sensor on it reports the resource's state
+#: (``start_cluster``, ``launch_warehouse``): a sensor on it reports the resource's state. Not
+#: "application": a Spark application is a job
 _PROVISIONED = frozenset(
-    {"cluster", "clusters", "application", "app", "instance", "instances", "environment", "env", "endpoint"}
-    | {"server", "warehouse", "pool", "vm", "node", "nodes", "nodegroup", "stack", "session", "database", "db"}
+    {"cluster", "clusters", "instance", "instances", "environment", "env", "endpoint", "server", "warehouse"}
+    | {"pool", "vm", "node", "nodes", "nodegroup", "stack", "database", "db"}
 )
 
 

@@ -89,6 +89,7 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     in_operators = bool(index.owner_class) and "execute" in index.functions_by_name
     if (
         "xcom_pull" not in names
+        and names.isdisjoint(_XCOM_READS)
         and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names)
         and not in_operators
     ):
@@ -100,6 +101,10 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
         if name == "xcom_pull" and _pulls_own_xcom(index, site):
             key = index.string_value(xcom_argument(call, "key"), site.stack)
             if not _pushes(index, site.stack[-1], key):  # pull-then-push of one key is RJ002's
+                found[call] = f"XCom {key or 'return_value'}"
+        elif name in _XCOM_READS and _reads_own_xcom_class(index, call):
+            key = index.string_value(argument(call, 99, "key"), site.stack)
+            if not _pushes(index, site.stack[-1], key):
                 found[call] = f"XCom {key or 'return_value'}"
         elif (_is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords)) or (
             in_operators and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name)
@@ -171,6 +176,23 @@ def _helpers_returning(index: ModuleIndex, job_gets: dict[ast.Call, str]) -> dic
         if len(keys) == 1 and site.node not in job_gets:
             found[site.node] = keys.pop()
     return found
+
+
+#: class methods that read XCom rows directly (``XCom.get_one(task_id=self.task_id, key=...)``)
+_XCOM_READS = frozenset({"get_one", "get_many", "get_value"})
+_XCOM_CLASSES = frozenset(
+    {"airflow.models.XCom", "airflow.models.xcom.XCom", "airflow.sdk.XCom", "airflow.sdk.execution_time.xcom.XCom"}
+)
+
+
+def _reads_own_xcom_class(index: ModuleIndex, call: ast.Call) -> bool:
+    """``XCom.get_one(..., task_id=self.task_id)``: a read of the task's own XCom through the
+    XCom class itself (an attribute ``.task_id`` names the running task)."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if receiver is None or index.resolve(receiver) not in _XCOM_CLASSES:
+        return False
+    task_id = argument(call, 99, "task_id") or argument(call, 99, "task_ids")
+    return isinstance(task_id, ast.Attribute) and task_id.attr == "task_id"
 
 
 def _is_job_listing(name: str) -> bool:

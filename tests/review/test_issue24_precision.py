@@ -512,3 +512,31 @@ def test_older_providers_modules_named_per_operator_are_one_service():
             add >> watch
     """
     assert found(source, "RJ005") == [(7, "RJ005")]
+
+
+def test_an_operator_reading_its_own_xcom_row_through_the_xcom_class():
+    source = """
+        from airflow.models import BaseOperator, XCom
+
+        class ResumingJob(BaseOperator):
+            def execute(self, context):
+                prior = XCom.get_one(run_id=context["run_id"], task_id=self.task_id, key="job_id")
+                if prior is None:
+                    prior = self.hook.submit_job(self.spec)
+                return self.hook.wait(prior)
+    """
+    assert found(source, "RJ003") == [(7, "RJ003")]
+
+
+def test_near_miss_an_operator_reading_an_upstream_tasks_xcom_row():
+    source = """
+        from airflow.models import BaseOperator, XCom
+
+        class ResumingJob(BaseOperator):
+            def execute(self, context):
+                prior = XCom.get_one(run_id=context["run_id"], task_id="plan", key="job_id")
+                if prior is None:
+                    prior = self.hook.submit_job(self.spec)
+                return self.hook.wait(prior)
+    """
+    assert found(source, "RJ003") == []

@@ -193,7 +193,18 @@ _SWITCH_WORDS = frozenset(
 def names_a_switch(key: str | None) -> bool:
     """A key naming a feature switch or a mode (``enable_checkpointing``, ``skip_offset_reset``);
     never one that names an external job id (``use_last_run_id`` holds an id)."""
-    return bool(key) and not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
+    if not key:
+        return False
+    found = _SWITCHES.get(key)
+    if found is None:
+        if len(_SWITCHES) > _CACHE_SIZE:
+            _SWITCHES.clear()
+        found = _SWITCHES[key] = not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
+    return found
+
+
+#: memo table of :func:`names_a_switch`, emptied like the others
+_SWITCHES: dict[str, bool] = {}
 
 
 #: last words that make a key the name of a place or a setting (``checkpoint_bucket``,

@@ -86,7 +86,12 @@ _FILTERS = frozenset({"label_selector", "labels", "label", "tags", "tag", "filte
 def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     """Lookups of a previous try's job that are not Variables: own XCom, or a filtered listing."""
     names = index.called_names
-    in_operators = bool(index.owner_class) and "execute" in index.functions_by_name
+    named = (
+        {n for n in names if n.startswith(_NAMED_LOOKUP_PREFIXES) and _named_lookup_name(n)}
+        if index.owner_class and "execute" in index.functions_by_name
+        else ()
+    )
+    in_operators = bool(named)
     if (
         "xcom_pull" not in names
         and names.isdisjoint(_XCOM_READS)
@@ -107,7 +112,7 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
             if not _pushes(index, site.stack[-1], key):
                 found[call] = f"XCom {key or 'return_value'}"
         elif (_is_job_listing(name) and any(kw.arg in _FILTERS for kw in call.keywords)) or (
-            in_operators and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name)
+            name in named and _in_operator_method(index, site.stack) and _looks_up_by_name(call, name)
         ):
             found[call] = f"{name}()"
     return found
@@ -119,6 +124,8 @@ _OWN_JOB_LOOKUPS = frozenset({"find_pod"})
 #: verbs of a call that looks one named job up (``get_job_runs``, ``describe_training_job``,
 #: ``count_processing_jobs_by_name``)
 _NAMED_LOOKUP_VERBS = frozenset({"get", "describe", "list", "find", "search", "count"})
+#: the same verbs as name prefixes, and the own-job lookups, for a cheap test of a call's name
+_NAMED_LOOKUP_PREFIXES = tuple(sorted(f"{verb}_" for verb in _NAMED_LOOKUP_VERBS)) + ("find_pod",)
 
 
 #: nouns of one run of a job (a Glue or Databricks "job" is a definition: looking one up by name
@@ -139,6 +146,14 @@ def _in_operator_method(index: ModuleIndex, stack) -> bool:
     return any(func in index.owner_class for func in stack)
 
 
+def _named_lookup_name(name: str) -> bool:
+    """A call name that may look the runs of one name up (see :func:`_looks_up_by_name`)."""
+    if name in _OWN_JOB_LOOKUPS:
+        return True
+    parts = words(name)
+    return bool(parts) and parts[0] in _NAMED_LOOKUP_VERBS and _names_runs(parts[1:])
+
+
 def _looks_up_by_name(call: ast.Call, name: str) -> bool:
     """A call that looks up the jobs of one name or label (``get_job_runs(JobName=self.job_name)``,
     ``count_processing_jobs_by_name(name)``, ``find_pod(ns, context)``): in an operator's own
@@ -146,7 +161,7 @@ def _looks_up_by_name(call: ast.Call, name: str) -> bool:
     if name in _OWN_JOB_LOOKUPS:
         return True
     parts = words(name)
-    if not parts or parts[0] not in _NAMED_LOOKUP_VERBS or not _names_runs(parts[1:]):
+    if not _named_lookup_name(name):
         return False
     if parts[-2:] == ["by", "name"] or parts[-2:] == ["by", "label"]:
         return True

@@ -111,11 +111,20 @@ def own_progress(usage, key: str | None) -> bool:
     the task's own progress (RJ001), decided by use and not by the key's words. Others reading
     it back make it the position of the data they share: a watermark (RJ004). A key naming a
     date or a time stays a watermark."""
-    if not key or names_a_date(key) or classify(key) is KeyKind.WATERMARK:
+    if not key:
         return False
-    if not (names_an_offset(key) or classify(key) is KeyKind.CURSOR):
-        return False
-    return usage.read_and_written_by_one_task(key) and not usage.read_beyond_its_writers(key)
+    known = usage.__dict__.setdefault("_own_progress", {})
+    found = known.get(key)
+    if found is None:
+        kind = classify(key)
+        found = known[key] = (
+            not names_a_date(key)
+            and kind is not KeyKind.WATERMARK
+            and (names_an_offset(key) or kind is KeyKind.CURSOR)
+            and usage.read_and_written_by_one_task(key)
+            and not usage.read_beyond_its_writers(key)
+        )
+    return found
 
 
 def _message(record: VariableRecord, what: str) -> str:

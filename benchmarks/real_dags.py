@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         ("whole list", entries),
         # the entries the rules were tuned on, and the held-out batches together (each was blind
         # only until the rule changes it led to: the first table of each batch in docs/review.md)
-        ("tuned (entries the rules were changed for)", [e for e in entries if e not in held_out]),
+        ("listed while the rules were changed (no held-out batch)", [e for e in entries if e not in held_out]),
         ("held-out batches together", held_out),
     ]
     for title, subset in groups + [(b, [e for e in entries if e.get("batch") == b]) for b in batches]:

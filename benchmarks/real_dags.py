@@ -101,9 +101,15 @@ def main(argv: list[str] | None = None) -> int:
     # the whole list, then each batch added later on its own: a held-out batch was read only
     # after the rule changes, so it is the honest estimate for DAG folders not seen before
     batches = sorted({e["batch"] for e in entries if e.get("batch")})
-    for title, subset in [("whole list", entries)] + [
-        (b, [e for e in entries if e.get("batch") == b]) for b in batches
-    ]:
+    held_out = [e for e in entries if e.get("batch", "").startswith("held-out")]
+    groups = [
+        ("whole list", entries),
+        # the entries the rules were tuned on, and the held-out batches together (each was blind
+        # only until the rule changes it led to: the first table of each batch in docs/review.md)
+        ("listed while the rules were changed (no held-out batch)", [e for e in entries if e not in held_out]),
+        ("held-out batches together", held_out),
+    ]
+    for title, subset in groups + [(b, [e for e in entries if e.get("batch") == b]) for b in batches]:
         table, missing, false_positives, false_negatives = measure(args.dir, subset, findings)
         repos = {e["repo"] for e in subset if local_path(args.dir, e) not in missing}
         print(f"{title}: {len(subset) - len(missing)} of {len(subset)} files, from {len(repos)} repositories")

@@ -53,6 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="processes for trees of 200 files or more (default: 0, one per CPU this process may run on)",
     )
+    parser.add_argument(
+        "--include-uncertain",
+        action="store_true",
+        help="also report what a rule holds back for want of evidence, each with the reason (off by default)",
+    )
     parser.add_argument("--output", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
 
 
@@ -65,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 0:
         return _usage("--jobs must be 0 or more")
     jobs = args.jobs if args.jobs > 0 else available_cpus()
-    result = review_files(walked.files, rules, jobs=jobs)
+    result = review_files(walked.files, rules, jobs=jobs, include_uncertain=args.include_uncertain)
     result.errors.extend(FileError(p.path, p.message) for p in walked.problems)
     result.sort()
     report = FORMATS[args.format](result)

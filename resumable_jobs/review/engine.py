@@ -26,11 +26,13 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 
+from resumable_jobs.review.facts import EMPTY_PROJECT, ModuleSummary, ProjectView
 from resumable_jobs.review.findings import FileError, Finding, ReviewResult
 from resumable_jobs.review.index import ModuleIndex
 from resumable_jobs.review.noqa import silences
-from resumable_jobs.review.project import EMPTY_PROJECT, ModuleSummary, ProjectIndex, ProjectView, summarise_index
+from resumable_jobs.review.project import ProjectIndex
 from resumable_jobs.review.rules import ALL_RULES, Rule
+from resumable_jobs.review.summary import summarise_index
 from resumable_jobs.review.variable_usage import ProjectFacts, facts_of
 
 __all__ = ["review_file", "review_files", "review_source"]
@@ -38,10 +40,15 @@ __all__ = ["review_file", "review_files", "review_source"]
 Analysis = tuple[list[Finding], ProjectFacts]
 
 
-def review_source(source: str, path: str = "<string>", rules: Sequence[Rule] = ALL_RULES) -> list[Finding]:
-    """Findings for one module's source text. Raises SyntaxError if it does not parse."""
+def review_source(
+    source: str, path: str = "<string>", rules: Sequence[Rule] = ALL_RULES, include_uncertain: bool = False
+) -> list[Finding]:
+    """Findings for one module's source text. Raises SyntaxError if it does not parse.
+
+    ``include_uncertain``: also the findings a rule holds back for want of evidence (each with
+    its reason in ``Finding.uncertain``)."""
     findings, facts = analyse_source(source, path, rules)
-    return sorted(set(findings) | set(_project_findings(facts, rules)))
+    return _kept(set(findings) | set(_project_findings(facts, rules)), include_uncertain)
 
 
 def analyse_source(source: str, path: str, rules: Sequence[Rule], project: ProjectView = EMPTY_PROJECT) -> Analysis:
@@ -53,13 +60,20 @@ def analyse_source(source: str, path: str, rules: Sequence[Rule], project: Proje
     return _without_noqa(findings, source), facts
 
 
-def review_file(path: str, rules: Sequence[Rule] = ALL_RULES) -> list[Finding] | FileError:
+def review_file(
+    path: str, rules: Sequence[Rule] = ALL_RULES, include_uncertain: bool = False
+) -> list[Finding] | FileError:
     """Findings for one file, or the reason it could not be reviewed; never raises."""
     outcome = _analyse_file(path, rules, EMPTY_PROJECT)
     if isinstance(outcome, FileError):
         return outcome
     findings, facts = outcome
-    return sorted(set(findings) | set(_project_findings(facts, rules)))
+    return _kept(set(findings) | set(_project_findings(facts, rules)), include_uncertain)
+
+
+def _kept(findings: Iterable[Finding], include_uncertain: bool) -> list[Finding]:
+    """The findings a report shows, sorted: those held back as uncertain only when asked for."""
+    return sorted(f for f in findings if include_uncertain or f.uncertain is None)
 
 
 def _analyse_file(path: str, rules: Sequence[Rule], project: ProjectView) -> Analysis | FileError:
@@ -137,8 +151,12 @@ def _summarise(path: str) -> ModuleSummary | None:
         return None
 
 
-def review_files(paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: int = 1) -> ReviewResult:
+def review_files(
+    paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: int = 1, include_uncertain: bool = False
+) -> ReviewResult:
     """Review every file; ``jobs`` > 1 spreads large trees over that many processes.
+
+    ``include_uncertain``: also the findings a rule holds back for want of evidence.
 
     Parallel and serial runs give identical results: each file's findings depend only on the
     file and the project index, and the result is sorted at the end.
@@ -168,7 +186,7 @@ def review_files(paths: Iterable[str], rules: Sequence[Rule] = ALL_RULES, jobs: 
                     findings.update(outcome[0])
                     facts.merge(outcome[1])
             findings.update(_project_findings(facts, rules))
-            result.findings = list(findings)
+            result.findings = _kept(findings, include_uncertain)
         finally:
             _WARNINGS_OFF = warnings_were_off
             gc.set_threshold(*thresholds)

@@ -25,11 +25,16 @@ ADVICE = "advice"
 SEVERITIES = (ERROR, WARNING, ADVICE)
 
 
-class Finding(namedtuple("Finding", "path line column code severity message suggestion")):
+class Finding(namedtuple("Finding", "path line column code severity message suggestion uncertain", defaults=(None,))):
     """One problem at one place in one file.
 
     Equality, hashing and ordering use (path, line, column, code) only, so reports are stable
     from run to run and one rule's two findings at one place count once.
+
+    ``uncertain``: None for a finding whose evidence is all in the code; otherwise the reason the
+    rule cannot be sure (``nothing in the reviewed tree writes this key: it may be configuration
+    set by hand``). Such findings are left out of reports unless ``--include-uncertain`` asks
+    for them: a reviewer that is wrong often gets switched off, and a miss costs less.
     """
 
     __slots__ = ()
@@ -56,7 +61,14 @@ class Finding(namedtuple("Finding", "path line column code severity message sugg
         return self[:4] >= other[:4]
 
     def as_dict(self) -> dict[str, object]:
-        return dict(zip(self._fields, self))
+        found = dict(zip(self._fields, self))
+        if self.uncertain is None:
+            del found["uncertain"]
+        return found
+
+    def as_uncertain(self, reason: str) -> Finding:
+        """The same finding, held back from the default report for ``reason``."""
+        return self._replace(uncertain=reason)
 
 
 class FileError(namedtuple("FileError", "path message")):

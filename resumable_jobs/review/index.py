@@ -17,10 +17,11 @@ statically resolves to ``None`` and the rules stay silent on it.
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import os
 
-from resumable_jobs.review.project import EMPTY_PROJECT, ClassFacts, ProjectView, plugin_class_name
+from resumable_jobs.review.facts import EMPTY_PROJECT, ClassFacts, FunctionFacts, ProjectView, plugin_class_name
 
 __all__ = [
     "NODE_FIELDS",
@@ -29,8 +30,11 @@ __all__ = [
     "call_name",
     "dotted_name",
     "format_template",
+    "imported_function",
     "keyword",
+    "module_star_imports",
     "parameter_names",
+    "star_imported_function",
     "subnodes",
 ]
 
@@ -778,3 +782,54 @@ _ONE_NODE_FIELDS = {
 #: that field's node (one child, nothing to record: ``keyword``, ``Attribute``, ``Expr``);
 #: False or absent: skip it (a leaf, or a node with nothing inside, like ``Pass``).
 _WALK_STEPS: dict[type, bool | str] = {kind: _walk_step(kind) for kind in _CHILD_FIELDS}
+
+
+# -- names another module of the tree defines (asked of the project view) ---------------------
+
+
+def module_star_imports(tree: ast.Module) -> tuple[str, ...]:
+    """The modules a module imports everything from at module level, as written (``.tasks``)."""
+    return tuple(
+        "." * node.level + (node.module or "")
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+    )
+
+
+def star_imported_function(index, node: ast.AST) -> tuple[str, FunctionFacts] | None:
+    """A bare name a file neither defines nor imports by name, found in a module of the tree the
+    file star-imports (``from user_function import *``, then ``python_callable=set_dates``),
+    with the name it has there: Python binds it from that module.
+
+    Costs nothing for files without ``import *`` in their text.
+    """
+    if not isinstance(node, ast.Name) or node.id in index.aliases or node.id in index.functions_by_name:
+        return None
+    stars = index.__dict__.get("_local_star_imports")
+    if stars is None:  # once per file
+        stars = module_star_imports(index.tree) if "import *" in index.source_text else ()
+        if stars and not index.project.imports_local_code(index.abspath, stars):
+            stars = ()
+        index.__dict__["_local_star_imports"] = stars
+    if not stars or hasattr(builtins, node.id):
+        return None
+    for star in stars:
+        qualified = f"{star}{node.id}" if star.endswith(".") else f"{star}.{node.id}"
+        facts = index.project.function(index.abspath, qualified)
+        if facts is not None:
+            return qualified, facts
+    return None
+
+
+def imported_function(index, node: ast.AST) -> tuple[str, FunctionFacts] | None:
+    """The function of another module of the tree that ``node`` names, through the file's imports
+    (``helpers.load``, ``load`` from ``from helpers import load``) or a star import: its qualified
+    name and what the project index knows of it."""
+    local = dotted_name(node)
+    if not local or local.split(".")[0] not in index.aliases:
+        return star_imported_function(index, node)
+    if not index.imports_local_code:
+        return None
+    qualified = index.resolve(node)
+    facts = index.project.function(index.abspath, qualified) if qualified else None
+    return (qualified, facts) if facts is not None else None

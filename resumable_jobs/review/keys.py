@@ -19,7 +19,17 @@ import re
 from enum import Enum
 from itertools import pairwise
 
-__all__ = ["KeyKind", "classify", "is_strong", "names_a_date", "names_an_offset", "words"]
+__all__ = [
+    "KeyKind",
+    "classify",
+    "is_strong",
+    "names_a_date",
+    "names_a_switch",
+    "names_an_offset",
+    "names_configuration",
+    "names_progress",
+    "words",
+]
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SPLIT = re.compile(r"[^A-Za-z0-9]+")
@@ -170,3 +180,57 @@ def names_an_offset(key: str | None) -> bool:
 def is_strong(key: str | None) -> bool:
     """True when the key's name alone leaves no doubt it holds per-run state."""
     return bool(key) and bool(set(words(key)) & _STRONG_WORDS)
+
+
+#: words that make a key a switch someone turns on or off (``enable_checkpoint_upload``,
+#: ``skip_resume``, ``dry_run``): configuration, whatever else the key names
+_SWITCH_WORDS = frozenset(
+    {"enable", "enabled", "disable", "disabled", "flag", "flags", "toggle", "switch", "feature", "features"}
+    | {"skip", "dry", "debug", "allow", "allowed", "should", "use"}
+)
+
+
+def names_a_switch(key: str | None) -> bool:
+    """A key naming a feature switch or a mode (``enable_checkpointing``, ``skip_offset_reset``);
+    never one that names an external job id (``use_last_run_id`` holds an id)."""
+    if not key:
+        return False
+    found = _SWITCHES.get(key)
+    if found is None:
+        if len(_SWITCHES) > _CACHE_SIZE:
+            _SWITCHES.clear()
+        found = _SWITCHES[key] = not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
+    return found
+
+
+#: memo table of :func:`names_a_switch`, emptied like the others
+_SWITCHES: dict[str, bool] = {}
+
+
+#: last words that make a key the name of a place or a setting (``checkpoint_bucket``,
+#: ``offsets_table``, ``cursor_topic``), not a value moved on from run to run
+_CONFIGURATION_NOUNS = frozenset(
+    {"bucket", "path", "prefix", "dir", "folder", "url", "uri", "table", "schema", "database", "db", "conn"}
+    | {"connection", "host", "region", "role", "arn", "queue", "topic", "config", "settings", "setting", "conf"}
+    | {"location", "project", "dataset", "endpoint", "env", "environment", "account", "warehouse", "cluster"}
+    | {"image", "version", "interval", "timeout", "retries", "email", "emails", "channel", "webhook", "secret"}
+    | {"key", "file", "filename", "pattern", "format", "name", "names", "size", "limit", "enabled", "mode"}
+)
+
+
+def names_configuration(key: str | None) -> bool:
+    """A key whose last word names a place or a setting (``checkpoint_bucket``): configuration
+    a task reads, even when an earlier word names run state."""
+    if not key:
+        return False
+    ws = words(key)
+    return bool(ws) and ws[-1] in _CONFIGURATION_NOUNS
+
+
+_PROGRESS_WORDS_OF_STATE = frozenset({"state", "progress", "position", "pointer", "marker"})
+
+
+def names_progress(key: str | None) -> bool:
+    """A key naming a task's state or progress (``pipeline_state``, ``sync_progress``): run state
+    when one task reads it and writes it back, through helpers or not."""
+    return bool(key) and not _PROGRESS_WORDS_OF_STATE.isdisjoint(words(key))

@@ -18,7 +18,7 @@ import ast
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, keyword
 from resumable_jobs.review.variables import argument
 
-__all__ = ["own_task_id", "reads_own_task", "task_scope"]
+__all__ = ["own_task_id", "reads_own_task", "task_scope", "xcom_argument"]
 
 
 def task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
@@ -32,10 +32,28 @@ def task_scope(index: ModuleIndex, stack: tuple[FunctionNode, ...]) -> object:
     return stack[0]
 
 
+#: positions of the arguments of ``ti.xcom_pull``/``ti.xcom_push``; an operator's own
+#: ``self.xcom_pull(context, ...)``/``self.xcom_push(context, ...)`` take the context first
+_XCOM_POSITIONS = {"task_ids": 0, "dag_id": 1, "key": 2}
+_XCOM_PUSH_POSITIONS = {"key": 0, "value": 1}
+
+
+def xcom_argument(call: ast.Call, name: str) -> ast.AST | None:
+    """An argument of an ``xcom_pull`` or ``xcom_push`` call, by name, on either receiver: a task
+    instance (``ti.xcom_pull(task_ids, dag_id, key)``) or the operator itself
+    (``self.xcom_pull(context, task_ids, dag_id, key)``, the context first)."""
+    pushing = isinstance(call.func, ast.Attribute) and call.func.attr == "xcom_push"
+    position = (_XCOM_PUSH_POSITIONS if pushing else _XCOM_POSITIONS)[name]
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Name) and receiver.id == "self" and call.args:
+        position += 1
+    return argument(call, position, name)
+
+
 def reads_own_task(index: ModuleIndex, site: CallSite, scope: object) -> bool:
     """Whether the ``xcom_pull`` at ``site`` reads the XCom of ``scope``'s own task: no
     ``task_ids``, ``task_ids=self.task_id``, or the task's own id (written out, or a constant)."""
-    task_ids = argument(site.node, 0, "task_ids")
+    task_ids = xcom_argument(site.node, "task_ids")
     if task_ids is None or (isinstance(task_ids, ast.Constant) and task_ids.value is None):
         return True
     if isinstance(task_ids, ast.Attribute) and task_ids.attr == "task_id":

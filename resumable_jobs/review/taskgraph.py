@@ -26,8 +26,7 @@ import ast
 from collections.abc import Iterator
 from itertools import pairwise
 
-from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, keyword
-from resumable_jobs.review.project import imported_function
+from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, imported_function, keyword
 
 __all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 

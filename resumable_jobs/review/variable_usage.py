@@ -21,7 +21,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from resumable_jobs.review.keys import names_a_date, names_an_offset
-from resumable_jobs.review.variables import VariableRecord
+from resumable_jobs.review.reconnect import reconnect_ifs
+from resumable_jobs.review.variables import VariableRecord, function_id, runtime_variable_records
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
 
@@ -52,9 +53,6 @@ class ProjectFacts:
 
 def facts_of(index) -> ProjectFacts:
     """What one file reports for the rules decided over the whole tree."""
-    from resumable_jobs.review.rules.rj003_reconnect import reconnect_ifs  # the rule imports this module
-    from resumable_jobs.review.variables import function_id, runtime_variable_records
-
     return ProjectFacts(
         list(runtime_variable_records(index)),
         {(function_id(index, found.function), found.key) for found in reconnect_ifs(index)},
@@ -100,11 +98,47 @@ class VariableUsage:
     def advanced_across_runs(self, key: str | None) -> bool:
         """An offset-like key (an offset, a position in a sequence of ids) that one function, or
         one task through its helpers, reads and then writes: progress across runs."""
-        if not names_an_offset(key):
+        return names_an_offset(key) and self.read_and_written_by_one_task(key)
+
+    def read_and_written_by_one_task(self, key: str | None) -> bool:
+        """One function, or one task through its helpers (``get_state``/``set_state``), both
+        reads and writes the key."""
+        if not key:
             return False
         if self.writers.get(key, set()) & self.readers.get(key, set()):
             return True
         return not self._task_writers.get(key, set()).isdisjoint(self._task_readers.get(key, ()))
+
+    def read_beyond_its_writers(self, key: str | None) -> bool:
+        """Something other than the tasks that write the key reads it: another task, another DAG
+        file, or a module when the DAG is parsed. A position only its own task reads back is that
+        task's progress (RJ001); one that others read describes the data they share: a
+        watermark (RJ004)."""
+        if not key:
+            return False
+        outside = self.__dict__.setdefault("_outside_readers", {})
+        found = outside.get(key)
+        if found is None:
+            writers = self.writers.get(key, set())
+            task_writers = self._task_writers.get(key, set())
+            found = outside[key] = any(
+                r.key == key
+                and r.op == "get"
+                and r.function not in writers
+                and (not r.tasks or task_writers.isdisjoint(r.tasks))
+                and r.function not in task_writers
+                for r in self._records_of(key)
+            )
+        return found
+
+    def _records_of(self, key: str) -> list[VariableRecord]:
+        by_key = self.__dict__.get("_by_key")
+        if by_key is None:
+            by_key = self.__dict__["_by_key"] = defaultdict(list)
+            for record in self.records:
+                if record.key:
+                    by_key[record.key].append(record)
+        return by_key.get(key, [])
 
     def advanced_in_dag_of(self, record: VariableRecord) -> bool:
         """Some task writes the key with a value computed from what it read under it, and that

@@ -28,6 +28,7 @@ import os
 import re
 from collections import namedtuple
 
+from resumable_jobs.review.facts import FunctionFacts
 from resumable_jobs.review.index import (
     CallSite,
     FunctionNode,
@@ -36,11 +37,12 @@ from resumable_jobs.review.index import (
     dotted_name,
     format_template,
     keyword,
+    parameter_names,
+    star_imported_function,
     subnodes,
 )
-from resumable_jobs.review.keys import classify, names_a_date, names_an_offset
+from resumable_jobs.review.keys import classify, names_a_date, names_an_offset, names_progress
 from resumable_jobs.review.noqa import noqa_codes
-from resumable_jobs.review.project import FunctionFacts, star_imported_function
 
 __all__ = [
     "VARIABLE_CLASSES",
@@ -296,8 +298,8 @@ class VariableRecord(
     namedtuple(
         "VariableRecord",
         "path line column op key kind shown_key function"
-        " origin noqa via key_from_caller advances task_file dag tasks template",
-        defaults=("code", None, None, False, False, None, None, (), None),
+        " origin noqa via key_from_caller advances task_file dag tasks template switch",
+        defaults=("code", None, None, False, False, None, None, (), None, False),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -324,7 +326,10 @@ class VariableRecord(
       reading the offset through one helper and writing it through another is seen moving it on
       from run to run (RJ004), as when both calls are in the task body;
     - ``template``: for a template read, the read as written (``{{ var.json.sync_state }}``),
-      which messages show instead of a call.
+      which messages show instead of a call;
+    - ``switch``: a read whose value is only compared with a yes/no literal
+      (``Variable.get("enable_x") == "true"``, ``.lower() in ("1", "true")``): a feature switch,
+      configuration whatever its key says.
     """
 
     __slots__ = ()
@@ -342,8 +347,10 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
     key_node = argument(call, 0, "key")
     key = key_text(index, key_node, stack)
     line, column = index.position(call)
-    if key is None and isinstance(key_node, ast.Name):
+    if _key_from_caller(key, key_node, func):
         extra.setdefault("key_from_caller", True)
+    if op == "get" and _is_switch(index, call, func):
+        extra.setdefault("switch", True)
     return VariableRecord(
         index.path,
         line,
@@ -362,7 +369,7 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
     """:func:`_record` for a call :func:`runtime_variable_accesses` already read (its key,
     kind and shown key are not worked out again)."""
     line, column = index.position(access.node)
-    from_caller = access.key is None and isinstance(argument(access.node, 0, "key"), ast.Name)
+    from_caller = _key_from_caller(access.key, argument(access.node, 0, "key"), access.function)
     return VariableRecord(
         index.path,
         line,
@@ -375,7 +382,82 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         noqa=_noqa_at(index, line),
         key_from_caller=from_caller,
         advances=advances,
+        switch=access.op == "get" and _is_switch(index, access.node, access.function),
     )
+
+
+def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool:
+    """The key is the caller's: a bare name (a parameter, or taken from one), or a key built
+    around parameters of the function and nothing else computed (``f"pipeline_state__{name}"``
+    in a ``get_state(name)`` wrapper): :func:`keys_from_callers` fills the holes."""
+    if key is None:
+        return isinstance(node, ast.Name)
+    if "{}" not in key or not isinstance(node, ast.JoinedStr):
+        return False
+    inserted = [part.value for part in node.values if isinstance(part, ast.FormattedValue)]
+    return len(inserted) == 1 and isinstance(inserted[0], ast.Name) and inserted[0].id in parameter_names(func)
+
+
+#: literals a feature switch is compared with
+_YES_NO = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "enabled", "disabled"})
+
+
+#: a yes/no literal, or a comparison with True/False, somewhere in a file's text: without one, no
+#: read of the file can be a switch, and its functions are not walked for comparisons
+_YES_NO_TEXT = re.compile(r"""(['"])(?i:true|false|yes|no|on|off|1|0|y|n|enabled|disabled)\1""")
+_BOOL_COMPARES = ("== True", "== False", "!= True", "!= False", "is True", "is False")
+
+
+def _is_switch(index: ModuleIndex, call: ast.Call, func: FunctionNode) -> bool:
+    """A read compared with a yes/no literal, in ``func`` (``Variable.get("x") == "true"``,
+    ``Variable.get("x").lower() in ("1", "true")``, or a name bound to one of those reads)."""
+    possible = index.__dict__.get("_yes_no_text")
+    if possible is None:
+        text = index.source_text
+        possible = index.__dict__["_yes_no_text"] = _YES_NO_TEXT.search(text) is not None or any(
+            compare in text for compare in _BOOL_COMPARES
+        )
+    if not possible:
+        return False
+    compares = index.__dict__.setdefault("_yes_no_compares", {})
+    found = compares.get(func)
+    if found is None:
+        found = compares[func] = [
+            node for node in subnodes(func) if isinstance(node, ast.Compare) and _compares_yes_no(node)
+        ]
+    if not found:
+        return False
+    names = {
+        name for name, values in index.bindings.get(func, {}).items() if len(values) == 1 and _wraps(values[0], call)
+    }
+    for compare in found:
+        for side in (compare.left, *compare.comparators):
+            if _wraps(side, call) or (isinstance(side, ast.Name) and side.id in names):
+                return True
+    return False
+
+
+def _compares_yes_no(node: ast.Compare) -> bool:
+    for side in (node.left, *node.comparators):
+        for sub in subnodes(side):
+            if isinstance(sub, ast.Constant) and (
+                isinstance(sub.value, bool) or (isinstance(sub.value, str) and sub.value.lower() in _YES_NO)
+            ):
+                return True
+    return False
+
+
+def _wraps(node: ast.AST, call: ast.Call) -> bool:
+    """``node`` is ``call``, or ``call`` seen through ``.lower()``, ``str()``, ``bool()``..."""
+    while True:
+        if node is call:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+            node = node.func.value  # Variable.get("x").lower()
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1:
+            node = node.args[0]  # str(Variable.get("x"))
+        else:
+            return False
 
 
 def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | None = None) -> list[VariableRecord]:
@@ -402,7 +484,9 @@ def variable_records_of(index: ModuleIndex, functions, entry: FunctionNode | Non
     result = []
     for record in records:
         if record.key_from_caller and record.function != top:
-            result.extend(keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ())) or [record])
+            result.extend(
+                keys_from_callers(record, calls.get(record.function.rsplit(":", 1)[-1], ()), index) or [record]
+            )
         else:
             result.append(record)
     return result
@@ -521,11 +605,11 @@ def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list
             result.append(record)
             continue
         name = record.function.rsplit(":", 1)[-1]
-        result.extend(keys_from_callers(record, by_name.get(name, ())))
+        result.extend(keys_from_callers(record, by_name.get(name, ()), index))
     return result
 
 
-def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
+def keys_from_callers(record: VariableRecord, calls, index: ModuleIndex | None = None) -> list[VariableRecord]:
     """A record for each key a call hands to the function: a state-like string it passes.
 
     ``PythonOperator(python_callable=update_variables, op_kwargs={"UPDATE": {"HARVEST_FROM_DATE":
@@ -534,14 +618,16 @@ def keys_from_callers(record: VariableRecord, calls) -> list[VariableRecord]:
     name handed to the same call never becomes a key.
     """
     found: dict[str, VariableRecord] = {}
+    template = record.key if record.key and "{}" in record.key else None
     for call in calls:
         for node in _passed_values(call):
-            for text in _strings(node):
-                kind = classify(text)
-                if kind is not None and text not in found:
-                    found[text] = record._replace(
-                        key=text, kind=kind, shown_key=json.dumps(text), key_from_caller=False
-                    )
+            for text in _strings(node, index):
+                key = template.replace("{}", text, 1) if template is not None else text
+                kind = classify(key)
+                if key not in found and (kind is not None or (template is not None and names_progress(key))):
+                    found[key] = record._replace(key=key, kind=kind, shown_key=json.dumps(key), key_from_caller=False)
+    if not found and template is not None:  # no caller names it: the key as the function builds it
+        return [record._replace(key_from_caller=False)]
     return list(found.values())
 
 
@@ -555,10 +641,12 @@ def _passed_values(call: ast.Call):
 _NOT_PASSED = frozenset({"task_id", "python_callable", "dag", "trigger_rule", "retries", "doc_md", "pool", "queue"})
 
 
-def _strings(node: ast.AST):
+def _strings(node: ast.AST, index: ModuleIndex | None = None):
     for sub in subnodes(node):
         if isinstance(sub, ast.Constant) and isinstance(sub.value, str):
             yield sub.value
+        elif index is not None and isinstance(sub, ast.Name) and sub.id in index.constants:
+            yield index.constants[sub.id]
 
 
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
@@ -582,8 +670,8 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 facts = project.function(importer, qualified)
             if facts is None:
                 continue
-            for record in _caller_keyed(facts.variable_accesses, site.node):
-                if names_an_offset(record.key):
+            for record in _caller_keyed(facts.variable_accesses, site.node, index):
+                if _tracked(record.key):
                     record = record._replace(tasks=_tasks_running(index, site))
                 if project.is_reviewed(record.path):
                     found.append(record._replace(task_file=index.abspath))
@@ -601,17 +689,23 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
 
 def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
     """Records of offset keys made in this file's functions, with the tasks that run them."""
-    if not any(names_an_offset(r.key) for r in records):
+    if not any(_tracked(r.key) for r in records):
         return records
     functions = {function_id(index, f): f for f in index.functions}
     roots = _task_roots(index)
     result = []
     for record in records:
-        func = functions.get(record.function) if names_an_offset(record.key) else None
+        func = functions.get(record.function) if _tracked(record.key) else None
         if func is not None:
             record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
         result.append(record)
     return result
+
+
+def _tracked(key: str | None) -> bool:
+    """Keys whose records carry the tasks that run them: offsets, and state or progress a task
+    may read through one helper and write back through another (``get_state``/``set_state``)."""
+    return names_an_offset(key) or names_progress(key)
 
 
 def _tasks_running(index: ModuleIndex, site: CallSite) -> tuple[str, ...]:
@@ -650,10 +744,10 @@ def _plain_task_roots(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode
     return roots
 
 
-def _caller_keyed(records, call: ast.Call) -> list[VariableRecord]:
+def _caller_keyed(records, call: ast.Call, index: ModuleIndex) -> list[VariableRecord]:
     result = []
     for record in records:
-        result.extend(keys_from_callers(record, [call]) if record.key_from_caller else [record])
+        result.extend(keys_from_callers(record, [call], index) if record.key_from_caller else [record])
     return result
 
 

@@ -303,7 +303,9 @@ def test_the_command_uses_every_cpu_by_default_and_j1_keeps_one_process(monkeypa
 
     asked = []
     monkeypatch.setattr(command, "available_cpus", lambda: 4)
-    monkeypatch.setattr(command, "review_files", lambda files, rules, jobs: asked.append(jobs) or ReviewResult())
+    monkeypatch.setattr(
+        command, "review_files", lambda files, rules, jobs, **options: asked.append(jobs) or ReviewResult()
+    )
     invoke(str(tmp_path))
     invoke(str(tmp_path), "-j1")
     assert asked == [4, 1]
@@ -315,3 +317,21 @@ def test_jobs_zero_uses_every_cpu_this_process_may_run_on(monkeypatch):
     assert command.available_cpus() == 4  # a busy machine too: the batches balance the processes
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {3}, raising=False)
     assert command.available_cpus() == 1
+
+
+def test_uncertain_findings_are_shown_only_when_asked_for_with_their_reason(tmp_path, capsys):
+    dag = tmp_path / "dag.py"
+    dag.write_text(
+        "from airflow import DAG\n"
+        "from airflow.operators.bash import BashOperator\n\n"
+        'with DAG("x"):\n'
+        '    BashOperator(task_id="b", bash_command="run --from {{ var.value.orders_cursor }}")\n'
+    )
+    assert invoke(str(dag), "--format", "json") == 0
+    assert json.loads(capsys.readouterr().out)["findings"] == []
+    assert invoke(str(dag), "--format", "json", "--include-uncertain") == 1
+    (finding,) = json.loads(capsys.readouterr().out)["findings"]
+    assert (finding["line"], finding["code"]) == (5, "RJ001")
+    assert finding["uncertain"].startswith("a template read of a key nothing in the reviewed tree writes")
+    assert invoke(str(dag), "--include-uncertain") == 1
+    assert "    uncertain: a template read" in capsys.readouterr().out

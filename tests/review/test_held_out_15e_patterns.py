@@ -6,8 +6,9 @@ near misses of our own writing:
   callable (``run = PythonOperator(python_callable=run)``);
 - RJ001: a key that a helper of another module writes, run as a task of a DAG file, and that
   the DAG file reads when it is parsed: a per-run value passed between the tasks of one DAG;
-- RJ004: a position in a sequence of ids (``from_id``, ``last_loaded_id``) that a task reads and
-  moves on from run to run, under a name that says neither offset nor watermark.
+- a position in a sequence of ids (``from_id``, ``last_loaded_id``) that a task reads and
+  moves on from run to run, under a name that says neither offset nor watermark (RJ004 then;
+  since issue 24, RJ001 when only that task reads it back: the task's own progress).
 """
 
 from __future__ import annotations
@@ -224,12 +225,12 @@ def test_id_position_moved_on_by_a_task_function_of_another_module(tmp_path):
         },
     )
     assert relative(tmp_path, review_files(paths)) == [
-        ("dags/jobs/export.py", 5, "RJ004"),
-        ("dags/jobs/export.py", 8, "RJ004"),
+        ("dags/jobs/export.py", 5, "RJ001"),
+        ("dags/jobs/export.py", 8, "RJ001"),
     ]
 
 
-def test_id_position_moved_on_in_the_dag_file_is_rj004_not_rj001():
+def test_id_position_only_its_own_task_moves_on_is_that_tasks_progress_rj001():
     source = """
         from airflow.models import Variable
         from airflow.sdk import DAG, task
@@ -242,7 +243,7 @@ def test_id_position_moved_on_in_the_dag_file_is_rj004_not_rj001():
 
             export_new_rows()
     """
-    assert found(source, "RJ001", "RJ004") == [(8, "RJ004"), (9, "RJ004")]
+    assert found(source, "RJ001", "RJ004") == [(8, "RJ001"), (9, "RJ001")]
 
 
 def test_an_id_a_task_only_reads_or_that_is_not_a_position_is_a_near_miss():

@@ -303,9 +303,9 @@ _PAGER = """
 """
 
 
-def test_an_offset_key_built_with_format_from_a_constant_moves_a_watermark():
+def test_an_offset_key_built_with_format_from_a_constant_is_the_tasks_own_progress():
     source = _PAGER.replace("TABLE_PARAM", "name").replace("TABLE_NAME", "TABLE")
-    assert found(source, "RJ001", "RJ004") == [(14, "RJ004"), (15, "RJ004")]
+    assert found(source, "RJ001", "RJ004") == [(14, "RJ001"), (15, "RJ001")]
 
 
 def test_near_miss_the_offset_key_is_built_from_a_parameter():

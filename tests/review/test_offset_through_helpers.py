@@ -1,7 +1,7 @@
 """An offset a task reads through one helper and writes back through another is moved on from
-run to run: a watermark (RJ004), as when both calls are in the task body, and not per-run state
-(RJ001). Our own cases, after the issue's "an offset key advanced across runs belongs to the
-watermark rule"; the near misses keep the read and the write in different tasks.
+run to run, as when both calls are in the task body. Nothing else reads it back, so it is that
+task's own progress: per-run state (RJ001; issue 24 moved it there from RJ004, deciding by use
+rather than by the key's words). The near misses keep the read and the write in different tasks.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ _HEADER = """
 """
 
 
-def test_a_task_reading_and_writing_an_offset_through_two_helpers_moves_a_watermark():
+def test_a_task_reading_and_writing_an_offset_through_two_helpers_moves_its_own_progress():
     source = (
         _HEADER
         + """
@@ -41,7 +41,7 @@ def test_a_task_reading_and_writing_an_offset_through_two_helpers_moves_a_waterm
         PythonOperator(task_id="page", python_callable=page)
 """
     )
-    assert found(source, "RJ001", "RJ004") == [(10, "RJ004"), (14, "RJ004")]
+    assert found(source, "RJ001", "RJ004") == [(10, "RJ001"), (14, "RJ001")]
 
 
 def test_near_miss_one_task_reads_the_offset_and_another_writes_it():
@@ -111,7 +111,7 @@ def test_helpers_of_another_module_read_and_write_the_offset_of_one_task(tmp_pat
             PythonOperator(task_id="pull", python_callable=pull)
         """
     )
-    assert _review(tmp_path, dag) == [("dags/common/offsets.py", 6, "RJ004"), ("dags/common/offsets.py", 10, "RJ004")]
+    assert _review(tmp_path, dag) == [("dags/common/offsets.py", 6, "RJ001"), ("dags/common/offsets.py", 10, "RJ001")]
 
 
 def test_near_miss_helpers_of_another_module_called_by_two_tasks(tmp_path):

@@ -335,7 +335,7 @@ def test_marker_written_and_read_by_the_same_task_only_is_a_near_miss():
     assert found(source, "RJ001") == []
 
 
-def test_offset_advanced_across_runs_is_a_watermark_not_run_state():
+def test_offset_only_its_own_task_advances_is_run_state_not_a_watermark():
     source = """
         from airflow.models import Variable
         from airflow.sdk import task
@@ -349,7 +349,7 @@ def test_offset_advanced_across_runs_is_a_watermark_not_run_state():
         def rewind():
             Variable.set("replay_offset", 0)
     """
-    assert found(source, "RJ001", "RJ004") == [(7, "RJ004"), (8, "RJ004"), (12, "RJ001")]
+    assert found(source, "RJ001", "RJ004") == [(7, "RJ001"), (8, "RJ001"), (12, "RJ001")]
 
 
 # -- RJ003: reconnect logic without Variables ------------------------------------------------

@@ -40,7 +40,7 @@ def render(result: ReviewResult) -> str:
                 "ruleId": f.code,
                 "ruleIndex": rule_index[f.code],
                 "level": LEVELS[f.severity],
-                "message": {"text": f"{f.message}\n\n{f.suggestion}"},
+                "message": {"text": f"{f.message}\n\n{_uncertain(f)}{f.suggestion}"},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -92,3 +92,8 @@ def _uri(path: str) -> str:
     if relative.startswith(".."):
         return PurePath(absolute).as_uri()
     return PurePath(relative).as_posix()
+
+
+def _uncertain(finding) -> str:
+    """The reason a rule held the finding back, for a report made with ``--include-uncertain``."""
+    return f"Uncertain: {finding.uncertain}\n\n" if finding.uncertain is not None else ""

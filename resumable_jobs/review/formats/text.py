@@ -17,6 +17,8 @@ def render(result: ReviewResult) -> str:
         out.append(
             f"{finding.path}:{finding.line}:{finding.column}: {finding.code} [{finding.severity}] {finding.message}"
         )
+        if finding.uncertain is not None:
+            out.append(f"    uncertain: {finding.uncertain}")
         out.extend(f"    {line}" for line in finding.suggestion.splitlines())
         out.append("")
     for error in result.errors:

@@ -19,9 +19,17 @@ write the same expression), or when a task writes it with a value computed from 
 value moved on from run to run), in the DAG file whose task moves it on: another DAG file, or
 another DAG of the same file, that only reads it reads a value that DAG publishes.
 
-What it does not do: report Variables read as configuration (table names, cluster ids,
-feature flags), Variable calls at module level (parse time), watermarks and offsets a task
-advances from run to run (RJ004), or the
+An offset or cursor that one task reads and moves on from run to run, and that nothing else
+reads back, is that task's own progress and reported here, whatever its key says; when another
+task, DAG file or a module at parse time reads it back, it is the position of shared data: a
+watermark (RJ004). A read of an unambiguous key (``cursor``, ``checkpoint``) that nothing in the
+tree writes is reported only in code; in a template (``{{ var.value.cursor }}``) it is held back
+as uncertain (``--include-uncertain``): templated fields read configuration set by hand.
+
+What it does not do: report Variables read as configuration (table names, cluster ids, a key
+whose last word names a place or setting, ``checkpoint_bucket``), feature switches (a key
+naming one, ``enable_x``, or a read compared with a yes/no literal), Variable calls at module
+level (parse time), watermarks and dates a task advances from run to run (RJ004), or the
 Variable calls of a reconnect-or-submit ``if`` already reported as RJ003.
 """
 
@@ -30,7 +38,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.keys import KeyKind, is_strong
+from resumable_jobs.review.keys import (
+    KeyKind,
+    classify,
+    is_strong,
+    names_a_date,
+    names_a_switch,
+    names_an_offset,
+    names_configuration,
+    names_progress,
+)
 from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
 from resumable_jobs.review.variable_usage import ProjectFacts
 from resumable_jobs.review.variables import VariableRecord
@@ -47,23 +64,67 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         if record.origin == "parse":
             continue  # evidence about how a key is used, not a use in a task
+        if record.op == "get" and (record.switch or names_a_switch(record.key)):
+            continue  # a feature switch: configuration, what Variables are for
+        uncertain = None
         if record.kind in _STATE_KINDS:
-            if usage.advanced_across_runs(record.key):
-                continue  # an offset moved on from run to run: RJ004
-            if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
-                continue
-            what = record.kind.value
+            if own_progress(usage, record.key):
+                what = "the task's own progress, read and moved on by that task"
+            elif record.op == "get" and not usage.written(record.key):
+                # read only: nothing in the tree writes it, so it may be configuration set by hand
+                if not is_strong(record.key) or names_configuration(record.key):
+                    continue
+                uncertain = _READ_ONLY if record.origin == "jinja" else None
+                what = record.kind.value
+            elif usage.advanced_across_runs(record.key):
+                continue  # an offset others read back: a watermark, RJ004
+            else:
+                what = record.kind.value
+        elif record.kind is None and own_progress(usage, record.key):
+            what = "the task's own progress, read and moved on by that task"
         elif record.kind is None and (
             usage.date_kept_across_runs(record.key) or usage.advanced_across_runs(record.key)
         ):
-            continue  # a date or an id position moved on from run to run: a watermark, RJ004
+            continue  # a date or an id position others read back: a watermark, RJ004
+        elif record.kind is None and names_progress(record.key) and usage.read_and_written_by_one_task(record.key):
+            what = "state a task reads and writes back"
         elif record.kind is None and usage.passed_between_tasks(record):
             what = "a marker one task writes and another reads"
         elif record.kind is None and usage.advanced_in_dag_of(record):
             what = "a value a task moves on from run to run"
         else:
             continue
-        yield record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))
+        finding = record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))
+        yield finding if uncertain is None else finding.as_uncertain(uncertain)
+
+
+#: why a template read of an unambiguous key (``cursor``, ``checkpoint``) that nothing writes is
+#: held back: a templated field is where configuration is read
+_READ_ONLY = (
+    "a template read of a key nothing in the reviewed tree writes: a templated field usually "
+    "reads configuration, set by hand (the UI, the CLI, a deployment script)"
+)
+
+
+def own_progress(usage, key: str | None) -> bool:
+    """An offset or cursor that one task reads and moves on, and that nothing else reads back:
+    the task's own progress (RJ001), decided by use and not by the key's words. Others reading
+    it back make it the position of the data they share: a watermark (RJ004). A key naming a
+    date or a time stays a watermark."""
+    if not key:
+        return False
+    known = usage.__dict__.setdefault("_own_progress", {})
+    found = known.get(key)
+    if found is None:
+        kind = classify(key)
+        found = known[key] = (
+            not names_a_date(key)
+            and kind is not KeyKind.WATERMARK
+            and (names_an_offset(key) or kind is KeyKind.CURSOR)
+            and usage.read_and_written_by_one_task(key)
+            and not usage.read_beyond_its_writers(key)
+        )
+    return found
 
 
 def _message(record: VariableRecord, what: str) -> str:

@@ -27,9 +27,8 @@ from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS
 from resumable_jobs.review.keys import KeyKind, classify
-from resumable_jobs.review.own_task import reads_own_task, task_scope
+from resumable_jobs.review.own_task import reads_own_task, task_scope, xcom_argument
 from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.variables import argument
 
 __all__ = ["RULE"]
 
@@ -50,17 +49,17 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             continue
         scope = task_scope(index, site.stack)
         if name == "xcom_push" and index.in_runtime(site.stack):
-            key_node = argument(site.node, 0, "key")
+            key_node = xcom_argument(site.node, "key")
             key = index.string_value(key_node, site.stack)
             kind = classify(key)
-            value = argument(site.node, 1, "value")
+            value = xcom_argument(site.node, "value")
             if kind in _STATE_KINDS or (
                 kind is None and (_holds_job_id(value) or _returned_by_a_job_start(index, value, site.stack[-1]))
             ):
                 pushes.append((site, _key_identity(key, key_node), scope))
         elif name == "xcom_pull":
             # A helper method of the same operator counts: it runs in the same try.
-            key_node = argument(site.node, 2, "key")
+            key_node = xcom_argument(site.node, "key")
             key = index.string_value(key_node, site.stack)
             if key and reads_own_task(index, site, scope):
                 identity = _key_identity(key, key_node)
@@ -71,7 +70,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         if (scope, key) in self_reads or any(
             _one_task_runs_both(index, scope, other, reached) for other in reading_scopes.get(key, ())
         ):
-            key_node = argument(site.node, 0, "key")
+            key_node = xcom_argument(site.node, "key")
             built = key_node is not None and key == ast.dump(key_node)  # built at run time
             shown = ast.unparse(key_node) if built else f"'{key}'"
             # a cursor makes the retry start over; a job id makes it submit a second job

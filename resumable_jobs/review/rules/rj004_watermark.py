@@ -7,9 +7,10 @@ DAG that declares the asset as an inlet or outlet can read it (spec section 4).
 
 How: inside a task body, ``execute()`` or a ``python_callable``: a ``Variable.set`` whose key
 names a watermark (``watermark``, ``hwm``, ``last_processed_at``, ``last_sync_ts``, ...), and a
-read of such a key (a call or a Jinja ``{{ var.value.key }}``) when some task writes it or the
-key says ``watermark`` outright; an offset-like key a task reads and then moves on (progress
-from run to run); and a key naming a date that a task writes and something else reads back
+read of such a key (a call or a Jinja ``{{ var.value.key }}``) when some task writes it (a template
+read of one nothing writes is held back as uncertain); an offset-like key a task
+reads and then moves on and that something else reads back (the position of shared data; one
+only its own task reads back is that task's progress, RJ001); and a key naming a date that a task writes and something else reads back
 (another task, or a module of the DAG when it is parsed): the DAG's position in time. Decided
 over the whole reviewed tree, so helpers and config modules in other files count.
 
@@ -22,8 +23,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import WARNING, Finding
-from resumable_jobs.review.keys import KeyKind, is_strong
+from resumable_jobs.review.keys import KeyKind, is_strong, names_a_switch, names_configuration
 from resumable_jobs.review.rules.base import Rule, no_local_findings, record_finding
+from resumable_jobs.review.rules.rj001_variable_state import _READ_ONLY, own_progress
 from resumable_jobs.review.variable_usage import ProjectFacts
 
 __all__ = ["RULE"]
@@ -36,15 +38,22 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         if record.origin == "parse":
             continue  # evidence about how a key is used, not a use in a task
+        if record.op == "get" and (record.switch or names_a_switch(record.key)):
+            continue  # a feature switch: configuration
+        uncertain = None
         if record.kind is KeyKind.WATERMARK:
-            if record.op == "get" and not usage.written(record.key) and not is_strong(record.key):
-                continue
+            if record.op == "get" and not usage.written(record.key):
+                if not is_strong(record.key) or names_configuration(record.key):
+                    continue
+                uncertain = _READ_ONLY if record.origin == "jinja" else None
+        elif own_progress(usage, record.key):
+            continue  # the task's own progress: RJ001
         elif not usage.advanced_across_runs(record.key) and not usage.date_kept_across_runs(record.key):
             continue
         verb = "stores" if record.op == "set" else "reads"
         call = record.template or f"Variable.{record.op}({record.shown_key})"
         via = f" in {record.via}" if record.via else ""
-        yield record_finding(
+        finding = record_finding(
             record,
             RULE.code,
             RULE.severity,
@@ -52,6 +61,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             "DAG or task can overwrite it and it is not tied to the asset it describes",
             _suggestion(record.shown_key),
         )
+        yield finding if uncertain is None else finding.as_uncertain(uncertain)
 
 
 def _suggestion(key: str) -> str:

@@ -37,11 +37,18 @@ import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, keyword, parameter_names, subnodes
+from resumable_jobs.review.index import (
+    FunctionNode,
+    ModuleIndex,
+    call_name,
+    imported_function,
+    keyword,
+    parameter_names,
+    subnodes,
+)
 from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
-from resumable_jobs.review.project import imported_function
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
 from resumable_jobs.review.variables import argument
@@ -49,6 +56,13 @@ from resumable_jobs.review.variables import argument
 __all__ = ["RULE", "operator_wait_model"]
 
 _SUBMIT_WORDS = frozenset({"submit", "start", "launch", "trigger", "kick"})
+#: words that make a ``start_...`` task provision something rather than submit a job
+#: (``start_cluster``, ``launch_warehouse``): a sensor on it reports the resource's state. Not
+#: "application": a Spark application is a job
+_PROVISIONED = frozenset(
+    {"cluster", "clusters", "instance", "instances", "environment", "env", "endpoint", "server", "warehouse"}
+    | {"pool", "vm", "node", "nodes", "nodegroup", "stack", "database", "db"}
+)
 
 
 def check(index: ModuleIndex) -> Iterator[Finding]:
@@ -64,8 +78,15 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             if model is None:
                 continue
             linked = links.of(node)
-            if linked:
-                yield _finding(index, graph, node, model, linked)
+            on_the_job = [sensor for sensor in linked if _service_of_other(node, sensor) is None]
+            if on_the_job:
+                yield _finding(index, graph, node, model, on_the_job)
+            elif linked:
+                other = _service_of_other(node, linked[0])
+                yield _finding(index, graph, node, model, linked).as_uncertain(
+                    f"'{linked[0].label}' watches {other}, not the job '{node.label}' submits: "
+                    "it may wait on something else"
+                )
 
 
 # -- classification ---------------------------------------------------------------------------
@@ -74,7 +95,8 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
 def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
     """The operator's wait model when ``node`` submits a job and does not wait for it."""
     if node.function is not None:
-        if set(words(node.function.name)) & _SUBMIT_WORDS and not _has_poll_loop(index, node.function):
+        named = set(words(node.function.name))
+        if named & _SUBMIT_WORDS and not named & _PROVISIONED and not _has_poll_loop(index, node.function):
             return _HAND_WRITTEN
         return _sdk_started(index, node)
     model = operator_wait_model(index, node.operator)
@@ -230,6 +252,7 @@ class _SensorLinks:
         self.by_task_id: dict[str, list[TaskNode]] = {}
         self.by_job_name: dict[tuple[str, str], list[TaskNode]] = {}
         self.index = index
+        self.graph = graph
         for sensor in sensors:
             upstream = set(graph.data_upstream.get(sensor, ()))
             for step in list(upstream):
@@ -254,11 +277,114 @@ class _SensorLinks:
                     found += self.by_task_id.get(qualified, ())
         for item in _job_names(self.index, submit).items():
             found += self.by_job_name.get(item, ())
+        found += self._same_kind_next(submit)
         unique: dict[int, TaskNode] = {}
         for sensor in found:
             if sensor is not submit:
                 unique.setdefault(id(sensor), sensor)
         return sorted(unique.values(), key=lambda n: (n.call.lineno, n.call.col_offset))
+
+    def _same_kind_next(self, submit: TaskNode) -> list[TaskNode]:
+        """Sensors of the submit's own kind (``SageMakerTrainingSensor`` after a
+        ``SageMakerTrainingOperator``, ``BatchSensor`` after a ``BatchOperator``) that run right
+        after it and name their job from nothing another task of the scope submits: the job
+        name computed at run time (``job_name=setup["training_job_name"]``) is the only link the
+        code shows, and the dependency plus the kind are the evidence."""
+        kind = _job_kind(submit.operator)
+        if kind is None:
+            return []
+        found = []
+        for sensor in self.graph.downstream.get(submit, ()):
+            if sensor.function is not None or _job_kind(sensor.operator) != kind:
+                continue
+            others = self.graph.data_upstream.get(sensor, set())
+            if any(node is not submit and node.function is None for node in others):
+                continue  # takes another operator's output: that one's job
+            if any(task_id != submit.task_id for task_id in _pulled_task_ids(self.index, sensor)):
+                continue
+            named = [v for v in (sensor.setting(n) for n in _JOB_NAMES) if v is not None]
+            if any(isinstance(v, ast.Constant) or self.index.string_value(v) is not None for v in named):
+                continue  # a name the code spells out, which the submit does not share (a shared one links above)
+            found.append(sensor)
+        return found
+
+
+def _service(qualified: str | None) -> str | None:
+    """The service module of a provider's operator or sensor (``batch`` for
+    ``airflow.providers.amazon.aws.sensors.batch.BatchSensor``), None for other classes."""
+    if not qualified or not qualified.startswith(("airflow.providers.", "astronomer.providers.")):
+        return None
+    parts = qualified.split(".")
+    for i, part in enumerate(parts[:-2]):
+        if part in ("operators", "sensors"):
+            return parts[i + 1]
+    return None
+
+
+#: words in a sensor's name that say it watches a resource or a file, not a job's run
+_WATCHED_RESOURCES = (
+    "JobFlow",
+    "Cluster",
+    "Application",
+    "Instance",
+    "Environment",
+    "Endpoint",
+    "Nodegroup",
+    "Database",
+    "Snapshot",
+    "Stack",
+    "Bucket",
+    "Table",
+    "Key",
+    "Prefix",
+    "File",
+    "Partition",
+    "Object",
+)
+
+
+def _service_of_other(submit: TaskNode, sensor: TaskNode) -> str | None:
+    """What the sensor watches when that is not the submit's job: another service's resource
+    (an ``S3KeySensor`` after a ``BatchOperator``: ``s3``), or a resource of the same service
+    (``EmrJobFlowSensor`` after ``EmrAddStepsOperator``: the cluster). None when it may be the
+    job, or when either class is not a provider's (in-house classes and TaskFlow poll tasks)."""
+    submit_service, sensor_service = _service(submit.operator), _service(sensor.operator)
+    if submit_service is None or sensor_service is None or sensor_service in _GENERIC_SENSORS:
+        return None
+    name = sensor.operator.rsplit(".", 1)[-1]
+    resource = next((word for word in _WATCHED_RESOURCES if word in name), None)
+    if resource is not None:
+        return f"a {resource.lower()}"
+    if _service_word(submit_service) != _service_word(sensor_service):
+        return f"another service ({sensor_service})"
+    return None
+
+
+def _service_word(module: str) -> str:
+    """The service a provider module is about: its first word, so that older providers' modules
+    named per operator still match (``emr_add_steps`` and ``emr_step`` are both ``emr``)."""
+    return module.split("_", 1)[0]
+
+
+#: sensor modules whose sensors wait on whatever their callable, command or query checks
+_GENERIC_SENSORS = frozenset({"python", "bash", "sql", "http", "base", "filesystem_python"})
+
+_KIND_VERBS = ("Start", "Create", "Submit", "Run", "Trigger", "Execute")
+
+
+def _job_kind(qualified: str | None) -> tuple[str, str] | None:
+    """(service, job noun) of a provider's operator or sensor: ``SageMakerTrainingOperator``
+    and ``SageMakerTrainingSensor`` are both ("sagemaker", "SageMakerTraining");
+    ``EmrServerlessStartJobOperator`` and ``EmrServerlessJobSensor`` both ("emr", "EmrServerlessJob")."""
+    service = _service(qualified)
+    if service is None:
+        return None
+    name = qualified.rsplit(".", 1)[-1].removesuffix("Async")
+    for suffix in ("Operator", "Sensor"):
+        name = name.removesuffix(suffix)
+    for verb in _KIND_VERBS:
+        name = name.replace(verb, "")
+    return (service.removesuffix("_async"), name) if name else None
 
 
 #: arguments that name one job on both sides, submit and sensor (SageMaker, Glue, Dataproc

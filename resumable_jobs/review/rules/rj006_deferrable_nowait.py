@@ -21,9 +21,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from resumable_jobs.review.facts import plugin_class_name
 from resumable_jobs.review.findings import ERROR, Finding
 from resumable_jobs.review.index import ModuleIndex, keyword
-from resumable_jobs.review.project import plugin_class_name
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 

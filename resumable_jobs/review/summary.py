@@ -1,0 +1,88 @@
+"""A module's summary for the project index: what other files may ask about it.
+
+Why: a DAG file that imports a helper from ``dags/utils/`` needs that helper's Variable calls,
+job starts and operator factories, not its tree. Reading a module (:mod:`.index`, with the
+per-file readers :mod:`.variables`, :mod:`.jobstart`, :mod:`.taskgraph`) and keeping only those
+facts (:mod:`.facts`) lets the project index (:mod:`.project`) hold every imported module
+cheaply, and keeps the direction one way: reading -> facts -> project -> rules.
+
+What it does not do: resolve the module's own imports (a summary is made without the modules
+it imports; the importer resolves qualified names through the project index).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+
+from resumable_jobs.review.facts import ClassFacts, FunctionFacts, ModuleSummary
+from resumable_jobs.review.index import ModuleIndex, dotted_name, keyword, module_star_imports
+from resumable_jobs.review.jobstart import started_job
+from resumable_jobs.review.taskgraph import operator_factory
+from resumable_jobs.review.variables import variable_records_of
+
+__all__ = ["summarise_index"]
+
+
+def summarise_index(index: ModuleIndex) -> ModuleSummary:
+    """The summary of a parsed module (a :class:`ModuleIndex`)."""
+    stars = module_star_imports(index.tree)
+    summary = ModuleSummary(index.path, dict(index.constants), aliases=dict(index.aliases), star_imports=stars)
+    for func in index.tree.body:
+        if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            reached = index.reached_from(func)
+            calls = []
+            for reached_func in reached:
+                for site in index.calls_by_function.get(reached_func, ()):
+                    local = dotted_name(site.node.func)
+                    if local and local.split(".")[0] in index.aliases:
+                        calls.append(index.resolve(site.node.func))
+            summary.functions[func.name] = FunctionFacts(
+                os.path.abspath(index.path),
+                func.name,
+                tuple(variable_records_of(index, reached, func)),
+                tuple(calls),
+                started_job(index, [func]),
+                built[:4] if (built := operator_factory(index, func)) is not None else None,
+                _construction_settings(built[4]) if built is not None and built[4] is not None else (),
+                _imported_task_id(index, built),
+            )
+    for cls in index.tree.body:
+        if isinstance(cls, ast.ClassDef):
+            bases = tuple(index.resolve(b) or "" for b in cls.bases)
+            summary.classes[cls.name] = ClassFacts(
+                os.path.abspath(index.path),
+                cls.name,
+                bases,
+                started_job(index, index.methods_named(cls, "execute")),
+                _method_facts(index, cls) if "Variable" in index.source_text else (),
+            )
+    return summary
+
+
+def _imported_task_id(index, built) -> str | None:
+    """The qualified name of the imported constant a factory's operator takes its task id from."""
+    if built is None or built[1] is not None or built[2] is not None or built[4] is None:
+        return None
+    kw = keyword(built[4], "task_id")
+    name = dotted_name(kw.value) if kw is not None else None
+    return index.resolve(kw.value) if name and name.split(".")[0] in index.aliases else None
+
+
+def _method_facts(index, cls: ast.ClassDef) -> tuple:
+    found = []
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not method.name.startswith("__"):
+            records = variable_records_of(index, index.reached_from(method), method)
+            if records:
+                found.append(FunctionFacts(os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records)))
+    return tuple(found)
+
+
+def _construction_settings(built: ast.Call) -> tuple:
+    """The keywords of an operator construction as plain data (see ``FunctionFacts``)."""
+    return tuple(
+        (kw.arg, True, kw.value.value) if isinstance(kw.value, ast.Constant) else (kw.arg, False, None)
+        for kw in built.keywords
+        if kw.arg is not None
+    )

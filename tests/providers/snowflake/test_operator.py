@@ -151,6 +151,35 @@ def test_the_trigger_builds_headers_off_the_event_loop(account, monkeypatch):
     assert built_on and loop_thread not in built_on
 
 
+def test_the_trigger_builds_each_statements_headers_once_not_on_every_poll(account, monkeypatch):
+    """A thread hop per poll would queue 1,000 triggers behind the loop's small default pool."""
+    import asyncio
+
+    from resumable_jobs.providers.snowflake.imports import sql_api_hook_class
+
+    hook_class = sql_api_hook_class()
+    built: list[str] = []
+    original = hook_class.get_request_url_header_params
+
+    def recording(self, query_id, *args, **kwargs):
+        built.append(query_id)
+        return original(self, query_id, *args, **kwargs)
+
+    monkeypatch.setattr(hook_class, "get_request_url_header_params", recording)
+    account.active_reads = 4  # each statement answers "running" a few times before it ends
+    handles = run_try(make(wait_for_termination=False), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
+    trigger = make(deferrable=True).build_trigger(handles, make_context())
+
+    async def first_event():
+        async for event in trigger.run():
+            return event.payload
+
+    assert asyncio.run(first_event()) == {"status": "success", "statement_query_ids": handles}
+    status_reads = [r for r in account.requests if r["method"] == "GET"]
+    assert len(status_reads) > 2 * len(handles)  # several polls per statement ...
+    assert sorted(built) == sorted(handles)  # ... and its headers built once
+
+
 def test_an_error_event_names_the_handles_it_came_from(account):
     operator = make(deferrable=True)
     with pytest.raises(ExternalJobFailed, match=r"\['h1'\].*Snowflake: boom"):

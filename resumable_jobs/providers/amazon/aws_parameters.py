@@ -21,7 +21,7 @@ from typing import Any
 
 from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, is_template
 
-__all__ = ["resolve_region", "resolve_wait"]
+__all__ = ["UpstreamWaitFlag", "resolve_region", "resolve_wait"]
 
 
 def resolve_wait(
@@ -78,3 +78,18 @@ def resolve_region(region_name: str | None, region: str | None, *, owner: str) -
         stacklevel=4,
     )
     return region
+
+
+class UpstreamWaitFlag:
+    """Upstream's name of ``wait_for_termination`` (``wait_for_completion``) as an attribute of the operator.
+
+    Reads and writes go through to ``wait_for_termination``, so the two names are one value: a
+    DAG that reads or sets the upstream name, and template rendering that assigns a rendered
+    upstream-named field back, both reach the flag the mixin uses.
+    """
+
+    def __get__(self, operator: Any, owner: type | None = None) -> Any:
+        return self if operator is None else operator.wait_for_termination
+
+    def __set__(self, operator: Any, value: Any) -> None:
+        operator.wait_for_termination = value

@@ -35,7 +35,7 @@ from airflow.sdk import BaseOperator
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import links, status
-from resumable_jobs.providers.amazon.aws_parameters import resolve_region, resolve_wait
+from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
@@ -191,15 +191,8 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
                 stacklevel=3,
             )
 
-    @property
-    def wait_for_completion(self) -> Any:
-        """Upstream's name for ``wait_for_termination`` (a template field, as upstream's)."""
-        return self.wait_for_termination
-
-    @wait_for_completion.setter
-    def wait_for_completion(self, value: Any) -> None:
-        # Template rendering assigns the rendered value back under the field's name.
-        self.wait_for_termination = value
+    #: Upstream's name for ``wait_for_termination``: one value under both names.
+    wait_for_completion = UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> BatchClientHook:

@@ -32,7 +32,7 @@ from airflow.sdk import BaseOperator
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import emr_links, emr_status
-from resumable_jobs.providers.amazon.aws_parameters import resolve_region, resolve_wait
+from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
 from resumable_jobs.providers.common import default_deferrable, openlineage_default, push_xcom
 
@@ -154,14 +154,8 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.botocore_config = botocore_config
         self.job_id: str | None = None
 
-    @property
-    def wait_for_completion(self) -> Any:
-        """Upstream's name for ``wait_for_termination``."""
-        return self.wait_for_termination
-
-    @wait_for_completion.setter
-    def wait_for_completion(self, value: Any) -> None:
-        self.wait_for_termination = value
+    #: Upstream's name for ``wait_for_termination``: one value under both names.
+    wait_for_completion = UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> EmrServerlessHook:

@@ -35,7 +35,7 @@ from airflow.sdk import BaseOperator
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import glue_status as status
-from resumable_jobs.providers.amazon.aws_parameters import resolve_region, resolve_wait
+from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.glue_links import GlueJobRunDetailsLink, job_run_url
 from resumable_jobs.providers.amazon.glue_lookup import (
     TOKEN_ARGUMENT,
@@ -187,14 +187,8 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         self.s3_script_location: str | None = None
         self._check_parameters(owner, cancel_on_worker_shutdown)
 
-    @property
-    def wait_for_completion(self) -> Any:
-        """Upstream's name for ``wait_for_termination``."""
-        return self.wait_for_termination
-
-    @wait_for_completion.setter
-    def wait_for_completion(self, value: Any) -> None:
-        self.wait_for_termination = value
+    #: Upstream's name for ``wait_for_termination``: one value under both names.
+    wait_for_completion = UpstreamWaitFlag()
 
     # ----------------------------------------------------------------- construction checks
     def _check_parameters(self, owner: str, cancel_on_worker_shutdown: bool | None) -> None:

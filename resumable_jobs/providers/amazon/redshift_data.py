@@ -34,7 +34,7 @@ from airflow.sdk import BaseOperator
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import flag, owner_of
 from resumable_jobs.providers.amazon import redshift_status as status
-from resumable_jobs.providers.amazon.aws_parameters import resolve_region, resolve_wait
+from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -159,14 +159,8 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
                 stacklevel=3,
             )
 
-    @property
-    def wait_for_completion(self) -> Any:
-        """Upstream's name for ``wait_for_termination``."""
-        return self.wait_for_termination
-
-    @wait_for_completion.setter
-    def wait_for_completion(self, value: Any) -> None:
-        self.wait_for_termination = value
+    #: Upstream's name for ``wait_for_termination``: one value under both names.
+    wait_for_completion = UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> RedshiftDataHook:

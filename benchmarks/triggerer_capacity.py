@@ -62,6 +62,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -283,12 +284,17 @@ CLASS_BY_NAME = {c.name: c for c in CLASSES}
 
 
 # ---------------------------------------------------------------- the stand-in server (own process)
+def job_end(job: str, end_at: float, spread: float) -> float:
+    """When ``job`` ends: ``end_at``, plus a fixed fraction of ``spread`` drawn from the job id (0: all at once)."""
+    return end_at + spread * (zlib.crc32(job.encode()) / 2**32)
+
+
 def serve(port_file: Path, delay: float) -> None:
     """Answer every class's status call after ``delay`` seconds; record each call's time per job."""
     from aiohttp import web
 
     routes = [(re.compile(c.route, re.DOTALL), c) for c in CLASSES]
-    state: dict[str, Any] = {"end_at": None, "calls": {}, "probe": [], "stop_probe": False}
+    state: dict[str, Any] = {"end_at": None, "spread": 0.0, "calls": {}, "probe": [], "stop_probe": False}
 
     async def api(request: web.Request) -> web.Response:
         arrived = time.time()
@@ -301,7 +307,7 @@ def serve(port_file: Path, delay: float) -> None:
             if match:
                 job = entry.job_of(match)
                 state["calls"].setdefault(job, []).append(arrived)
-                ended = state["end_at"] is not None and arrived >= state["end_at"]
+                ended = state["end_at"] is not None and arrived >= job_end(job, state["end_at"], state["spread"])
                 if delay:
                     await asyncio.sleep(delay)
                 status, reply = entry.reply(job, ended)
@@ -314,9 +320,9 @@ def serve(port_file: Path, delay: float) -> None:
         action = request.match_info["action"]
         body = await request.json() if request.can_read_body else {}
         if action == "reset":
-            state.update(end_at=None, calls={}, probe=[], stop_probe=False)
+            state.update(end_at=None, spread=0.0, calls={}, probe=[], stop_probe=False)
         elif action == "end":
-            state["end_at"] = float(body["at"])
+            state["end_at"], state["spread"] = float(body["at"]), float(body.get("spread", 0.0))
         elif action == "stop_probe":
             state["stop_probe"] = True
         elif action == "probe":
@@ -457,6 +463,7 @@ class Case:
     n: int
     start: float | None = None
     lag: tuple[float, float, float] | None = None
+    warning: float = 0.0
     stall_warning: float = 0.0
     stall_probe: float = 0.0
     cpu_per_call: float | None = None
@@ -505,6 +512,8 @@ def _rss(pid: int) -> int:
 
 
 _BLOCKED = re.compile(r"async thread was blocked for (\d+(?:\.\d+)?) seconds")
+#: Airflow's watchdog sleeps 0.1 s and warns with the whole time that sleep took: the stall is the rest.
+WATCHDOG_TICK = 0.1
 
 
 def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[str, str], server: StandinServer,
@@ -549,13 +558,13 @@ def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[st
         window_start, cpu_start = time.time(), _cpu(triggerer.pid)
         time.sleep(args.window)
         window_end, cpu_end, rss = time.time(), _cpu(triggerer.pid), _rss(triggerer.pid)
-        server.control("end", {"at": window_end})
+        server.control("end", {"at": window_end, "spread": args.end_spread})
 
         def resumed() -> bool:
             return sum(1 for index, state, _ in task_instances(run_id) if index < n and state == "scheduled") >= n
 
         with contextlib.suppress(TimeoutError):
-            _wait(resumed, args.poll * 6 + 30, f"the {n} task instances to resume", triggerer)
+            _wait(resumed, args.poll * 6 + 30 + args.end_spread, f"the {n} task instances to resume", triggerer)
         server.control("stop_probe")
         snapshot = server.control("calls")
         rows = task_instances(run_id)
@@ -575,12 +584,18 @@ def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[st
     case.rss_per_trigger_kib = (rss - idle_rss) / n / 1024
     case.stall_probe = max((lag for t, lag in snapshot["probe"] if all_started + 1 <= t <= window_end), default=0.0)
     after = log.read_bytes()[log_offset:].decode(errors="replace")
-    case.stall_warning = max((float(v) for v in _BLOCKED.findall(after)), default=0.0)
-    end_at = snapshot["end_at"]
+    case.warning = max((float(v) for v in _BLOCKED.findall(after)), default=0.0)
+    case.stall_warning = max(0.0, case.warning - WATCHDOG_TICK)
+    ends = {job: job_end(job, snapshot["end_at"], args.end_spread) for job in jobs}
     case.seen = _pcts(
-        [min(t for t in times if t >= end_at) - end_at for times in calls.values() if times[-1] >= end_at]
-    )
-    delays = [dttm.timestamp() - end_at for index, state, dttm in rows if index < n and state == "scheduled" and dttm]
+        [min(t for t in times if t >= ends[job]) - ends[job] for job, times in calls.items()
+         if job in ends and times[-1] >= ends[job]]
+    )  # fmt: skip
+    delays = [
+        dttm.timestamp() - ends[jobs[index]]
+        for index, state, dttm in rows
+        if index < n and state == "scheduled" and dttm
+    ]
     case.resumed = len(delays)
     case.resume = _pcts(delays)
     if case.resumed < n:
@@ -610,15 +625,17 @@ def _triple(values: tuple[float, float, float] | None) -> str:
     return "-" if values is None else " / ".join(f"{v:.2f}" for v in values)
 
 
-def table(cases: list[Case], poll: float) -> str:
+def table(cases: list[Case], poll: float, spread: float = 0.0) -> str:
+    ends = "every job ends at the same instant" if not spread else f"jobs end spread over {spread:g} s"
     lines = [
-        f"poll interval {poll:g} s; lag and resume in seconds (p50 / p99 / max); cpu in ms per status call",
-        "| class | owner | N | start s | poll lag | stall s | cpu ms/call | rss KiB/trigger | seen | resume | calls | note |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        f"poll interval {poll:g} s; {ends}; lag and resume in seconds (p50 / p99 / max); cpu in ms per status call",
+        "| class | owner | N | start s | poll lag | stall s | warned s | cpu ms/call | rss KiB/trigger | seen "
+        + "| resume | calls | note |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for c in cases:
         lines.append(
-            f"| {c.name} | {c.owner} | {c.n} | {_fmt(c.start, 1)} | {_triple(c.lag)} | {c.stall:.2f} | "
+            f"| {c.name} | {c.owner} | {c.n} | {_fmt(c.start, 1)} | {_triple(c.lag)} | {c.stall:.2f} | {c.warning:.2f} | "
             f"{_fmt(None if c.cpu_per_call is None else c.cpu_per_call * 1000)} | {_fmt(c.rss_per_trigger_kib, 0)} | "
             f"{_triple(c.seen)} | {_triple(c.resume)} | {c.calls} | {c.note} |"
         )
@@ -645,6 +662,15 @@ def goal(cases: list[Case], poll: float) -> str:
     return "\n".join(lines)
 
 
+def _start_database(kind: str) -> Any:
+    """A private PostgreSQL server for ``postgres`` (None for SQLite); a missing server is an error, not SQLite."""
+    if kind == "sqlite":
+        return None
+    from resumable_jobs.local.postgres import LocalPostgres
+
+    return LocalPostgres().start()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", default="100,500,1000", help="comma-separated numbers of deferred tasks")
@@ -653,9 +679,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=float, default=20.0, help="measurement window once all started (s)")
     parser.add_argument("--delay", type=float, default=0.05, help="the stand-in's answer delay (s)")
     parser.add_argument("--start-timeout", type=float, default=180.0)
+    parser.add_argument(
+        "--end-spread",
+        type=float,
+        default=0.0,
+        help="jobs end spread over this many seconds after the window (0: every job ends at the same instant)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the scratch AIRFLOW_HOME (logs)")
     parser.add_argument("--quick", action="store_true", help="N = 100 and an 8 s window")
     parser.add_argument("--json", type=Path, help="also write the cases here")
+    parser.add_argument(
+        "--db",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="the metadata database: SQLite in the scratch folder, or a private PostgreSQL server on this machine",
+    )
     parser.add_argument("--serve", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
@@ -675,14 +713,17 @@ def main(argv: list[str] | None = None) -> int:
     home = Path(tempfile.mkdtemp(prefix="rj-capacity-"))
     (home / "dags").mkdir()
     (home / "dags" / "capacity.py").write_text(_DAG_FILE)
-    settings = DeploymentSettings(home=home, dags_folder=home / "dags", api_port=free_port())
+    database = _start_database(args.db)
+    settings = DeploymentSettings(
+        home=home, dags_folder=home / "dags", api_port=free_port(), database_url=database and database.url
+    )
     env = {
         **deployment_environment(settings),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
     os.environ.update(env)  # this process reads and writes the same metadata database
     os.environ["AIRFLOW__LOGGING__LOGGING_LEVEL"] = "WARNING"  # this process's own logging only
-    print(f"home {home}; load before: {os.getloadavg()}", flush=True)
+    print(f"home {home}; database {args.db}; load before: {os.getloadavg()}", flush=True)
     server = StandinServer(home, args.delay)
     bench = Bench(server.url, args.poll, home)
     for name in names:
@@ -702,13 +743,19 @@ def main(argv: list[str] | None = None) -> int:
                 cases.append(case)
                 if args.json:  # after every case, so an interrupted run keeps what it measured
                     args.json.write_text(json.dumps([c.__dict__ for c in cases], indent=1))
-                print(table([case], args.poll).splitlines()[-1], f"(load {os.getloadavg()[0]:.2f})", flush=True)
+                print(
+                    table([case], args.poll, args.end_spread).splitlines()[-1],
+                    f"(load {os.getloadavg()[0]:.2f})",
+                    flush=True,
+                )
     finally:
         server.stop()
+        if database is not None:
+            database.stop()
         if not args.keep:
             shutil.rmtree(home, ignore_errors=True)
     print()
-    print(table(cases, args.poll))
+    print(table(cases, args.poll, args.end_spread))
     print()
     print(goal([c for c in cases if c.lag is not None] or cases, args.poll))
     return 0

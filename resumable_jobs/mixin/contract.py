@@ -144,6 +144,15 @@ class ResumableJobContract(ABC):
         """Return what the task returns after success (every path returns this). None if nothing."""
 
     # ----------------------------------------------------------------- optional hooks
+    def get_submit_only_result(self, external_id: JsonValue, context: Context) -> Any:
+        """Return what the task returns in submit-only mode (``wait_for_termination=False``): the id.
+
+        Override it where the upstream operator returns something else without waiting (a list of
+        statement ids, a URL): submitting and reconnecting tries then return the same value, and
+        the conformance kit's ``assert_crash_safe`` expects it.
+        """
+        return external_id
+
     def build_trigger(self, external_id: JsonValue, context: Context) -> BaseTrigger:
         """Return the trigger that waits for ``external_id``; needed for ``deferrable=True``.
 
@@ -236,14 +245,14 @@ class ResumableJobContract(ABC):
     def _continue_with_job(self, external_id: Any, context: Context, *, already_succeeded: bool = False) -> Any:
         """Given the job this try follows, finish the try in the configured mode.
 
-        Submit-only returns the id; a job that already succeeded returns its result; otherwise
+        Submit-only returns ``get_submit_only_result`` (the id by default); a job that already succeeded returns its result; otherwise
         the try defers to the job or polls it, and returns its result.
         """
         self._select_job(external_id, context)
         if not self.resumable_waits:
             self._record_task_completion(external_id, context)
             self._job_lifecycle.done_with_job()  # the downstream sensor follows it from here
-            return external_id
+            return self.get_submit_only_result(external_id, context)
         if already_succeeded:
             return self._finish_succeeded_job(external_id, context)
         if self.resumable_deferrable:

@@ -165,9 +165,7 @@ def assert_crash_safe(
     from resumable_jobs.shims import durable_supported, installed_airflow_version
 
     if not durable_supported():
-        raise unittest.SkipTest(
-            f"crash recovery needs Airflow 3.3 or later (installed: {installed_airflow_version()})"
-        )
+        raise unittest.SkipTest(f"crash recovery needs Airflow 3.3 or later (installed: {installed_airflow_version()})")
     probe = make_operator()
     if points is None:
         if not getattr(probe, "wait_for_termination", True):
@@ -184,13 +182,12 @@ def assert_crash_safe(
         outcome = run_crash_scenario(make_operator, point)
         allowed = 2 if (point is CrashPoint.AFTER_SUBMIT and not submit_window_closed) else 1
         assert outcome.jobs <= allowed, (
-            f"crash {point.value}: the retry started a duplicate job "
-            f"({outcome.jobs} jobs: {outcome.submitted_ids})"
+            f"crash {point.value}: the retry started a duplicate job ({outcome.jobs} jobs: {outcome.submitted_ids})"
         )
         if getattr(probe, "wait_for_termination", True):
             expected = probe.get_job_result(outcome.final_job, make_context(outcome.store, outcome.ti))
         else:
-            expected = outcome.final_job  # submit-only mode returns the job id
+            expected = probe.get_submit_only_result(outcome.final_job, make_context(outcome.store, outcome.ti))
         assert outcome.result == expected, (
             f"crash {point.value}: the retry returned {outcome.result!r}, but get_job_result() of "
             f"job {outcome.final_job!r} is {expected!r}"

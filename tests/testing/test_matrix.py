@@ -74,6 +74,36 @@ def test_wrong_result_is_caught(system):
         assert_crash_safe(lambda: ReturnsPollValue(task_id="t", system=system), points=[CrashPoint.MID_POLL])
 
 
+class ReturnsAUrl(FakeJobOperator):
+    """An operator whose upstream returns a page URL, not the id, when it does not wait."""
+
+    def get_submit_only_result(self, external_id, context):
+        return f"https://jobs.example/{external_id}"
+
+
+@pytest.mark.durable_only
+def test_submit_only_tries_return_get_submit_only_result_whether_they_submitted_or_reconnected(system):
+    system.searchable = True
+    outcomes = assert_crash_safe(lambda: ReturnsAUrl(task_id="t", system=system, wait_for_termination=False))
+    assert outcomes and all(o.result == f"https://jobs.example/{o.final_job}" for o in outcomes)
+    store = InMemoryTaskStateStore()
+    fresh = run_try(ReturnsAUrl(task_id="t", system=system, wait_for_termination=False),
+                    make_context(store, FakeTaskInstance()))  # fmt: skip
+    assert fresh == f"https://jobs.example/{store.get('fake_job_id')}"
+
+
+@pytest.mark.durable_only
+def test_a_retry_returning_the_bare_id_where_the_first_try_returned_the_url_is_caught(system):
+    class RetryForgets(ReturnsAUrl):
+        def execute(self, context):
+            result = self.execute_resumable(context)
+            return result.rsplit("/", 1)[-1] if context["ti"].try_number > 1 else result
+
+    system.searchable = True
+    with pytest.raises(AssertionError, match="the retry returned"):
+        assert_crash_safe(lambda: RetryForgets(task_id="t", system=system, wait_for_termination=False))
+
+
 def test_a_point_the_operator_never_reaches_is_reported(system):
     with pytest.raises(CrashPointNotReached, match="BEFORE_DEFER"):
         run_crash_scenario(lambda: FakeJobOperator(task_id="t", system=system), CrashPoint.BEFORE_DEFER)

@@ -174,11 +174,11 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
         )
 
     def execute(self, context: Context) -> Any:
-        result = self.execute_resumable(context)
-        if self.resumable_waits:
-            return result
-        # Submit-only: upstream returns the statement ids (a list) on this path too.
-        return status.statement_ids(status.describe_statement(self.hook.conn, result))
+        return self.execute_resumable(context)
+
+    def get_submit_only_result(self, external_id: Any, context: Context) -> list[str]:
+        """Upstream returns the statement ids (a list) without waiting too: for a batch, each sub-statement's."""
+        return status.statement_ids(status.describe_statement(self.hook.conn, external_id))
 
     # ----------------------------------------------------------------- the request
     def statement_request(self) -> dict[str, Any]:

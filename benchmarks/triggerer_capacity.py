@@ -1,17 +1,19 @@
 """How one real ``airflow triggerer`` copes with N deferred tasks per trigger class (issue 23).
 
 For every trigger class in :data:`CLASSES` and every N, one case: a fresh ``airflow triggerer``
-(Airflow 3.3, SQLite, the environment of ``resumable_jobs.local.airflow_config``) takes N deferred
-task instances whose triggers poll one stand-in server (``serve`` below, in its own process),
-where every job stays running for the measurement window and then ends. It prints, per class and N:
+(Airflow 3.3, SQLite or ``--db postgres``, the environment of ``resumable_jobs.local.airflow_config``)
+takes N deferred task instances whose triggers poll one stand-in server (``serve`` below, in its own
+process), where every job stays running for the measurement window and then ends - all at the same
+instant, or spread over ``--end-spread`` seconds. It prints, per class and N:
 
 * ``start``: seconds from the moment the deferred task instances exist to the first status call
   of the last of them (the triggerer assigns at most ``[triggerer] max_trigger_to_select_per_loop``
   = 50 triggers per loop, so this is mostly Airflow's pace at N = 1,000);
 * ``lag p50/p99/max``: poll lag, the interval between two consecutive status calls of one job
   minus the configured poll interval, over the window (after every trigger has started);
-* ``stall``: the worst event-loop stall after start-up - the largest of Airflow's "Triggerer's
-  async thread was blocked for X seconds" warnings and the worst oversleep of a probe trigger
+* ``stall``: the worst event-loop stall after start-up - the larger of Airflow's "Triggerer's
+  async thread was blocked for X seconds" warnings net of the watchdog's own 0.1 s sleep (X - 0.1;
+  ``warned`` shows X as printed) and the worst oversleep of a probe trigger
   (:class:`benchmarks.capacity_triggers.LoopLagProbe`, a 50 ms sleep in the same loop);
 * ``cpu/call``: CPU seconds of the triggerer (its supervisor and its trigger-runner process) per
   status call, over the window;

@@ -41,7 +41,14 @@ from resumable_jobs.review.index import (
     star_imported_function,
     subnodes,
 )
-from resumable_jobs.review.keys import classify, names_a_date, names_an_offset, names_progress
+from resumable_jobs.review.keys import (
+    classify,
+    names_a_date,
+    names_a_place,
+    names_an_offset,
+    names_progress,
+    names_which_run_only,
+)
 from resumable_jobs.review.noqa import noqa_codes
 
 __all__ = [
@@ -376,7 +383,7 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         column,
         access.op,
         access.key,
-        access.kind,
+        None if _points_at_a_place(access) else access.kind,
         access.shown_key,
         function_id(index, access.function),
         noqa=_noqa_at(index, line),
@@ -384,6 +391,17 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         advances=advances,
         switch=access.op == "get" and _is_switch(index, access.node, access.function),
     )
+
+
+def _points_at_a_place(access: VariableAccess) -> bool:
+    """A write under a key that says only "the last successful run" whose value is named for a
+    place (``Variable.set(LAST_SUCCESSFUL_RUN, run_dir)``): where that run's output is, published
+    for whoever reads it next, not a time or a position. Configuration another DAG reads."""
+    if access.op != "set" or not names_which_run_only(access.key):
+        return False
+    value = access.value
+    name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
+    return names_a_place(name)
 
 
 def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool:

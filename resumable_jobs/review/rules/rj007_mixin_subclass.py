@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex, subnodes
+from resumable_jobs.review.index import ModuleIndex, calls_in, class_attribute_assignments, method_of
 from resumable_jobs.review.rules.base import Rule, make_finding
 
 __all__ = ["RULE", "mixin_classes"]
@@ -66,7 +66,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         return
     used_as_base = {index.resolve(base) for cls in index.classes for base in cls.bases}
     for cls in classes:
-        execute = _method(cls, "execute")
+        execute = method_of(cls, "execute")
         if execute is not None and not _runs_mixin(execute):
             yield make_finding(
                 index,
@@ -103,16 +103,9 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
                 )
 
 
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in cls.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
-
-
 def _runs_mixin(execute: ast.AST) -> bool:
-    for node in subnodes(execute):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for node in calls_in(execute):
+        if isinstance(node.func, ast.Attribute):
             if node.func.attr == "execute_resumable":
                 return True
             if node.func.attr == "execute" and _is_delegation(node):
@@ -129,11 +122,8 @@ def _is_delegation(call: ast.Call) -> bool:
 
 
 def _key_assignments(index: ModuleIndex, cls: ast.ClassDef) -> Iterator[tuple[ast.stmt, str | None]]:
-    for node in cls.body:
-        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == _KEY for t in node.targets)) or (
-            isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == _KEY
-        ):
-            yield node, index.string_value(node.value)
+    for node in class_attribute_assignments(cls, _KEY):
+        yield node, index.string_value(node.value)
     for attr, node, method in index.self_attribute_sets:  # self.external_id_key = ... in a method
         if attr == _KEY and index.owner_class.get(method) is cls:
             yield node, index.string_value(node.value)

@@ -295,6 +295,8 @@ class ModuleIndex:
         self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
         self.calls: list[CallSite] = []
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: every comparison with the functions it sits in (a switch read is compared with a yes/no literal)
+        self.compares: list[tuple[ast.Compare, tuple[FunctionNode, ...]]] = []
         #: ``a >> b`` and ``a << b`` expressions (task dependencies, usually)
         self.shifts: list[tuple[ast.BinOp, tuple[FunctionNode, ...]]] = []
         #: ``name.attr = value`` statements (not ``self.``): flags set after construction
@@ -406,6 +408,10 @@ class ModuleIndex:
 
     def _on_if(self, node: ast.If, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         self.ifs.append((node, stack))
+        return True
+
+    def _on_compare(self, node: ast.Compare, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.compares.append((node, stack))
         return True
 
     def _on_while(self, node: ast.While, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
@@ -803,6 +809,7 @@ _HANDLERS = {
     ast.AsyncFunctionDef: ModuleIndex._on_function,
     ast.ClassDef: ModuleIndex._on_class,
     ast.If: ModuleIndex._on_if,
+    ast.Compare: ModuleIndex._on_compare,
     ast.While: ModuleIndex._on_while,
     ast.Import: ModuleIndex._on_import,
     ast.ImportFrom: ModuleIndex._on_import_from,

@@ -425,29 +425,16 @@ def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) 
 _YES_NO = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "enabled", "disabled"})
 
 
-#: a yes/no literal, or a comparison with True/False, somewhere in a file's text: without one, no
-#: read of the file can be a switch, and its functions are not walked for comparisons
-_YES_NO_TEXT = re.compile(r"""(['"])(?i:true|false|yes|no|on|off|1|0|y|n|enabled|disabled)\1""")
-_BOOL_COMPARES = ("== True", "== False", "!= True", "!= False", "is True", "is False")
-
-
 def _is_switch(index: ModuleIndex, call: ast.Call, func: FunctionNode) -> bool:
     """A read compared with a yes/no literal, in ``func`` (``Variable.get("x") == "true"``,
     ``Variable.get("x").lower() in ("1", "true")``, or a name bound to one of those reads)."""
-    possible = index.__dict__.get("_yes_no_text")
-    if possible is None:
-        text = index.source_text
-        possible = index.__dict__["_yes_no_text"] = _YES_NO_TEXT.search(text) is not None or any(
-            compare in text for compare in _BOOL_COMPARES
-        )
-    if not possible:
-        return False
+    if not index.compares:
+        return False  # nothing in the file is compared with anything
     compares = index.__dict__.setdefault("_yes_no_compares", {})
     found = compares.get(func)
     if found is None:
-        found = compares[func] = [
-            node for node in subnodes(func) if isinstance(node, ast.Compare) and _compares_yes_no(node)
-        ]
+        # the comparisons the index walk met inside ``func`` (and the functions inside it)
+        found = compares[func] = [node for node, stack in index.compares if func in stack and _compares_yes_no(node)]
     if not found:
         return False
     names = {

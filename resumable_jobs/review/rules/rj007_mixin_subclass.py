@@ -38,7 +38,7 @@ def _is_mixin_name(resolved: str | None) -> bool:
     return (
         bool(resolved)
         and resolved.rsplit(".", 1)[-1] == "ResumableJobMixin"
-        and (resolved.startswith("airflow.") or resolved.startswith("resumable_jobs"))
+        and resolved.startswith(("airflow.", "resumable_jobs"))
     )
 
 
@@ -89,18 +89,17 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
                     "names without dots or slashes",
                     _key_char_suggestion(value),
                 )
-        if cls.name not in used_as_base and not _sets_key_in_chain(index, cls):
-            if _all_bases_known(index, cls):
-                yield make_finding(
-                    index,
-                    cls,
-                    RULE.code,
-                    RULE.severity,
-                    f"{cls.name} does not set external_id_key: the job id is stored under the "
-                    "mixin's generic default key, and naming it later is a rename that breaks "
-                    "reconnects of retries already in flight",
-                    _missing_key_suggestion(cls.name),
-                )
+        if cls.name not in used_as_base and not _sets_key_in_chain(index, cls) and _all_bases_known(index, cls):
+            yield make_finding(
+                index,
+                cls,
+                RULE.code,
+                RULE.severity,
+                f"{cls.name} does not set external_id_key: the job id is stored under the "
+                "mixin's generic default key, and naming it later is a rename that breaks "
+                "reconnects of retries already in flight",
+                _missing_key_suggestion(cls.name),
+            )
 
 
 def _runs_mixin(execute: ast.AST) -> bool:
@@ -134,9 +133,8 @@ def _sets_key_in_chain(index: ModuleIndex, cls: ast.ClassDef, seen: frozenset[st
         return True
     for base in cls.bases:
         parent = index.classes_by_name.get(index.resolve(base) or "")
-        if parent is not None and parent.name not in seen:
-            if _sets_key_in_chain(index, parent, seen | {cls.name}):
-                return True
+        if parent is not None and parent.name not in seen and _sets_key_in_chain(index, parent, seen | {cls.name}):
+            return True
     return False
 
 

@@ -126,6 +126,70 @@ def subnodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def calls_in(node: ast.AST) -> list[ast.Call]:
+    """Every call in ``node`` (``node`` included), in :func:`subnodes`'s order."""
+    return [n for n in subnodes(node) if n.__class__ is ast.Call]
+
+
+def names_in(node: ast.AST) -> list[ast.Name]:
+    """Every bare name in ``node`` (``node`` included), in :func:`subnodes`'s order."""
+    return [n for n in subnodes(node) if n.__class__ is ast.Name]
+
+
+def plain_assignments(func: ast.AST) -> list[tuple[list[str], ast.AST]]:
+    """Each ``a = b = value`` statement in ``func`` (and the functions inside it): the bare names
+    it binds and the value."""
+    return [
+        ([t.id for t in n.targets if isinstance(t, ast.Name)], n.value)
+        for n in subnodes(func)
+        if n.__class__ is ast.Assign
+    ]
+
+
+def sleeping_while_loops(func: ast.AST) -> bool:
+    """Whether ``func`` holds a ``while`` loop that calls ``sleep``."""
+    return any(
+        isinstance(node, ast.While) and any(call_name(c) == "sleep" for c in calls_in(node)) for node in subnodes(func)
+    )
+
+
+def method_of(cls: ast.ClassDef, name: str) -> FunctionNode | None:
+    """The method ``name`` written in the class body, or None."""
+    for node in cls.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None
+
+
+def class_attribute_assignments(cls: ast.ClassDef, name: str) -> list[ast.Assign | ast.AnnAssign]:
+    """The statements of the class body that assign the class attribute ``name``."""
+    return [
+        node
+        for node in cls.body
+        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets))
+        or (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name)
+    ]
+
+
+def returned_last(func: FunctionNode) -> ast.AST | None:
+    """The value of ``func``'s last statement when that is a ``return``, else None."""
+    if not func.body or not isinstance(func.body[-1], ast.Return):
+        return None
+    return func.body[-1].value
+
+
+def module_dict(tree: ast.Module, name: str) -> ast.Dict | None:
+    """The dict the first module-level ``name = {...}`` assigns, or None."""
+    for statement in tree.body:
+        if (
+            isinstance(statement, ast.Assign)
+            and isinstance(statement.value, ast.Dict)
+            and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
+        ):
+            return statement.value
+    return None
+
+
 def _takes_task_context(func: FunctionNode) -> bool:
     """Whether a function's parameters are the task context: ``def harvest(ds, **kwargs)``,
     ``def load(ti)``, ``def step(**context)``.
@@ -231,6 +295,8 @@ class ModuleIndex:
         self.owner_class: dict[FunctionNode, ast.ClassDef] = {}
         self.calls: list[CallSite] = []
         self.ifs: list[tuple[ast.If, tuple[FunctionNode, ...]]] = []
+        #: every comparison with the functions it sits in (a switch read is compared with a yes/no literal)
+        self.compares: list[tuple[ast.Compare, tuple[FunctionNode, ...]]] = []
         #: ``a >> b`` and ``a << b`` expressions (task dependencies, usually)
         self.shifts: list[tuple[ast.BinOp, tuple[FunctionNode, ...]]] = []
         #: ``name.attr = value`` statements (not ``self.``): flags set after construction
@@ -342,6 +408,10 @@ class ModuleIndex:
 
     def _on_if(self, node: ast.If, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
         self.ifs.append((node, stack))
+        return True
+
+    def _on_compare(self, node: ast.Compare, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
+        self.compares.append((node, stack))
         return True
 
     def _on_while(self, node: ast.While, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> bool:
@@ -739,6 +809,7 @@ _HANDLERS = {
     ast.AsyncFunctionDef: ModuleIndex._on_function,
     ast.ClassDef: ModuleIndex._on_class,
     ast.If: ModuleIndex._on_if,
+    ast.Compare: ModuleIndex._on_compare,
     ast.While: ModuleIndex._on_while,
     ast.Import: ModuleIndex._on_import,
     ast.ImportFrom: ModuleIndex._on_import_from,

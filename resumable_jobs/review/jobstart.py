@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, subnodes
+from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, calls_in, sleeping_while_loops, subnodes
 
 __all__ = ["JOB_START_METHODS", "started_job"]
 
@@ -91,3 +91,24 @@ def _sleeps_in_loop(func: FunctionNode) -> bool:
         and any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(loop))
         for loop in subnodes(func)
     )
+
+
+def returned_by_a_job_start(index: ModuleIndex, value: ast.AST | None, func: FunctionNode) -> bool:
+    """A value a job start returned, whatever it is called:
+    ``step = emr.add_job_flow_steps(...)["StepIds"][0]`` then ``xcom_push(key=HANDLE, value=step)``.
+    The start call is in the value or in what its name is bound to in ``func``."""
+    if value is None or index.called_names.isdisjoint(JOB_START_METHODS):
+        return False
+    sources = index.assigned_values(func, value.id) if isinstance(value, ast.Name) else [value]
+    return any(call_name(node) in JOB_START_METHODS for source in sources for node in calls_in(source))
+
+
+def polls_in_a_sleeping_loop(index: ModuleIndex, func: FunctionNode) -> bool:
+    """Whether ``func`` (or a function inside it) polls: a ``while`` loop that sleeps."""
+    if not any(f is func or _encloses(func, f) for f in index.functions_with_loops):
+        return False
+    return sleeping_while_loops(func)
+
+
+def _encloses(outer: FunctionNode, inner: FunctionNode) -> bool:
+    return outer.lineno < inner.lineno <= (outer.end_lineno or outer.lineno)

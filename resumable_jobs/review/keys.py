@@ -24,10 +24,12 @@ __all__ = [
     "classify",
     "is_strong",
     "names_a_date",
+    "names_a_place",
     "names_a_switch",
     "names_an_offset",
     "names_configuration",
     "names_progress",
+    "names_which_run_only",
     "words",
 ]
 
@@ -140,6 +142,30 @@ def _classify(key: str) -> KeyKind | None:
         if first in present and second in present:
             return KeyKind.CURSOR
     return None
+
+
+#: words after "last" that say only which run (``last_successful_run``), not what time or how far
+_WHICH_RUN_WORDS = frozenset({"success", "successful", "run"})
+#: last words of a value's name that make it a place (``run_dir``, ``export_path``)
+_PLACE_WORDS = frozenset({"dir", "directory", "path", "folder", "uri", "url", "file", "location", "prefix"})
+
+
+def names_which_run_only(key: str | None) -> bool:
+    """A watermark by name only because it says "the last (successful) run"
+    (``last_successful_harvest_run``), with no word for a time or for how far it got."""
+    if classify(key) is not KeyKind.WATERMARK:
+        return False
+    ws = words(key)
+    if set(ws) & _WATERMARK_WORDS:
+        return False
+    after = set(ws[next(i for i, w in enumerate(ws) if w in _RECENCY_WORDS) + 1 :])
+    return after & _PROGRESS_WORDS <= _WHICH_RUN_WORDS
+
+
+def names_a_place(name: str | None) -> bool:
+    """A name whose last word is a place (``run_dir``, ``latest_export_path``)."""
+    ws = words(name) if name else []
+    return bool(ws) and ws[-1] in _PLACE_WORDS
 
 
 #: words that make a key a point in time (``current_date``, ``next_run_ts``, ``process_day``)

@@ -23,10 +23,20 @@ make RJ005 report less.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from itertools import pairwise
 
-from resumable_jobs.review.index import NODE_FIELDS, FunctionNode, ModuleIndex, call_name, imported_function, keyword
+from resumable_jobs.review.index import (
+    NODE_FIELDS,
+    FunctionNode,
+    ModuleIndex,
+    call_name,
+    imported_function,
+    keyword,
+    subnodes,
+)
+from resumable_jobs.review.variables import argument
 
 __all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
 
@@ -431,3 +441,112 @@ def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast
 
 
 _OPAQUE = (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+# -- which task ids a task pulls, and task groups ---------------------------------------------
+
+
+def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
+    """Task ids whose XCom the sensor pulls, in its templates or its callable (computed once)."""
+    cache = index.__dict__.setdefault("_rj005_pulls", {})
+    found = cache.get(sensor.call)
+    if found is None:
+        ids: set[str] = set()
+        for call in sensor.calls:
+            # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
+            for value in [*call.args, *(kw.value for kw in call.keywords)]:
+                for node in subnodes(value):
+                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
+                        ids.update(_QUOTED.findall(node.value))
+                    elif isinstance(node, ast.JoinedStr):
+                        # f"{{{{ ti.xcom_pull(task_ids='{SUBMIT_ID}') }}}}": the constants it inserts
+                        text = index.inserted_text(node)
+                        if "xcom_pull" in text:
+                            ids.update(_QUOTED.findall(text))
+        for func in task_callables(index, sensor):
+            ids |= _callable_pulls(index, func)
+        found = cache[sensor.call] = frozenset(ids)
+    return found
+
+
+_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+
+def group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:
+    """The task id Airflow gives a task written inside task groups: ``outer.inner.task_id`` for
+    a task in ``with TaskGroup("outer")`` (or a ``@task_group`` function) blocks, None outside
+    any group or when a group's id is not a literal. Groups with ``prefix_group_id=False`` add
+    no prefix. Only reached when a sensor pulls a dotted task id, so the groups are read then."""
+    groups = _task_groups(index)
+    line = node.call.lineno
+    prefix = []
+    for start, end, group_id in groups:
+        if start <= line <= end:
+            if group_id is None:
+                return None
+            if group_id:
+                prefix.append(group_id)
+    return ".".join([*prefix, node.task_id or ""]) if prefix else None
+
+
+def _task_groups(index: ModuleIndex) -> list[tuple[int, int, str | None]]:
+    """(first line, last line, group id) of each task group block of the file, outer first; the id
+    is "" for a group that adds no prefix and None when it is not a literal."""
+    groups = index.__dict__.get("_rj005_task_groups")
+    if groups is not None:
+        return groups
+    groups = []
+    for node in ast.walk(index.tree):
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                expr = item.context_expr
+                if isinstance(expr, ast.Call) and call_name(expr) == "TaskGroup":
+                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, expr, None)))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name == "task_group":
+                    call = decorator if isinstance(decorator, ast.Call) else None
+                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, call, node.name)))
+    groups.sort(key=lambda group: (group[0], -group[1]))
+    index.__dict__["_rj005_task_groups"] = groups
+    return groups
+
+
+def _group_id(index: ModuleIndex, call: ast.Call | None, default: str | None) -> str | None:
+    if call is None:
+        return default
+    prefix = next((kw.value for kw in call.keywords if kw.arg == "prefix_group_id"), None)
+    if isinstance(prefix, ast.Constant) and prefix.value is False:
+        return ""
+    given = argument(call, 0, "group_id")
+    if given is None:
+        return default
+    return index.string_value(given)
+
+
+def task_callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
+    if sensor.function is not None:
+        return [sensor.function]
+    kw = sensor.keyword("python_callable")
+    if kw is not None and isinstance(kw.value, ast.Name):
+        return list(index.functions_by_name.get(kw.value.id, ()))
+    return []
+
+
+def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
+    """Task ids a function pulls XCom from (computed once per function)."""
+    cache = index.__dict__.setdefault("_rj005_callable_pulls", {})
+    found = cache.get(func)
+    if found is None:
+        ids = set()
+        for node in subnodes(func):
+            if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
+                task_ids = argument(node, 0, "task_ids")
+                if task_ids is None:
+                    continue
+                candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
+                ids.update(filter(None, (index.string_value(c) for c in candidates)))
+        found = cache[func] = frozenset(ids)
+    return found

@@ -131,6 +131,20 @@ class VariableUsage:
             )
         return found
 
+    def position_planned_from(self, key: str | None) -> bool:
+        """An offset or a position in a sequence of ids that a task writes and that a module
+        reads when it is parsed, or a function of another file reads: the position of data
+        others plan from (which pages the next run fetches), a watermark (RJ004), even when
+        the writing task does not read it first. A read by another task of the writer's own
+        file is a hand-off within the DAG, left to RJ001."""
+        if not key or not names_an_offset(key) or not self.writers.get(key):
+            return False
+        writer_files = {_file_of(function) for function in self.writers.get(key, ())}
+        return any(
+            r.op == "get" and (r.origin == "parse" or _file_of(r.function) not in writer_files)
+            for r in self._records_of(key)
+        )
+
     def _records_of(self, key: str) -> list[VariableRecord]:
         by_key = self.__dict__.get("_by_key")
         if by_key is None:

@@ -41,7 +41,14 @@ from resumable_jobs.review.index import (
     star_imported_function,
     subnodes,
 )
-from resumable_jobs.review.keys import classify, names_a_date, names_an_offset, names_progress
+from resumable_jobs.review.keys import (
+    classify,
+    names_a_date,
+    names_a_place,
+    names_an_offset,
+    names_progress,
+    names_which_run_only,
+)
 from resumable_jobs.review.noqa import noqa_codes
 
 __all__ = [
@@ -86,8 +93,13 @@ class VariableAccess(namedtuple("VariableAccess", "site op key kind value shown_
 
 def argument(call: ast.Call, position: int, name: str) -> ast.AST | None:
     """The argument passed at ``position`` or as ``name=``, whichever the call uses."""
-    if len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1]):
-        return call.args[position]
+    args = call.args
+    if len(args) > position:
+        for arg in args[: position + 1]:  # a loop, not any(): this runs for most calls a rule reads
+            if arg.__class__ is ast.Starred:
+                break
+        else:
+            return args[position]
     kw = keyword(call, name)
     return kw.value if kw is not None else None
 
@@ -376,7 +388,7 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         column,
         access.op,
         access.key,
-        access.kind,
+        None if _points_at_a_place(access) else access.kind,
         access.shown_key,
         function_id(index, access.function),
         noqa=_noqa_at(index, line),
@@ -384,6 +396,17 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         advances=advances,
         switch=access.op == "get" and _is_switch(index, access.node, access.function),
     )
+
+
+def _points_at_a_place(access: VariableAccess) -> bool:
+    """A write under a key that says only "the last successful run" whose value is named for a
+    place (``Variable.set(LAST_SUCCESSFUL_RUN, run_dir)``): where that run's output is, published
+    for whoever reads it next, not a time or a position. Configuration another DAG reads."""
+    if access.op != "set" or not names_which_run_only(access.key):
+        return False
+    value = access.value
+    name = value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
+    return names_a_place(name)
 
 
 def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool:
@@ -402,29 +425,16 @@ def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) 
 _YES_NO = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0", "y", "n", "enabled", "disabled"})
 
 
-#: a yes/no literal, or a comparison with True/False, somewhere in a file's text: without one, no
-#: read of the file can be a switch, and its functions are not walked for comparisons
-_YES_NO_TEXT = re.compile(r"""(['"])(?i:true|false|yes|no|on|off|1|0|y|n|enabled|disabled)\1""")
-_BOOL_COMPARES = ("== True", "== False", "!= True", "!= False", "is True", "is False")
-
-
 def _is_switch(index: ModuleIndex, call: ast.Call, func: FunctionNode) -> bool:
     """A read compared with a yes/no literal, in ``func`` (``Variable.get("x") == "true"``,
     ``Variable.get("x").lower() in ("1", "true")``, or a name bound to one of those reads)."""
-    possible = index.__dict__.get("_yes_no_text")
-    if possible is None:
-        text = index.source_text
-        possible = index.__dict__["_yes_no_text"] = _YES_NO_TEXT.search(text) is not None or any(
-            compare in text for compare in _BOOL_COMPARES
-        )
-    if not possible:
-        return False
+    if not index.compares:
+        return False  # nothing in the file is compared with anything
     compares = index.__dict__.setdefault("_yes_no_compares", {})
     found = compares.get(func)
     if found is None:
-        found = compares[func] = [
-            node for node in subnodes(func) if isinstance(node, ast.Compare) and _compares_yes_no(node)
-        ]
+        # the comparisons the index walk met inside ``func`` (and the functions inside it)
+        found = compares[func] = [node for node, stack in index.compares if func in stack and _compares_yes_no(node)]
     if not found:
         return False
     names = {

@@ -3,7 +3,9 @@
 Issue 24 asked for the circle between the index, the project index, the Variable reader, the
 task graph and the job-start reader to go. These tests read the import statements of the
 reviewer's own modules (nothing is imported) and fail on any cycle, and on a module of a lower
-layer that reaches into a higher one.
+layer that reaches into a higher one. Issue 24 also asked that rules ask questions of what the
+reading layer found instead of walking trees themselves: a rule module that walks a tree, or
+steps through statement bodies, fails the last test.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ PACKAGE = "resumable_jobs.review"
 LAYERS = [
     {"facts", "keys", "noqa", "operators", "findings"},  # plain data and word lists
     {"index"},  # reading one file
-    {"jobstart", "taskgraph", "variables", "own_task", "reconnect"},  # per-file readers built on it
+    {"jobstart", "taskgraph", "variables", "own_task", "reconnect", "job_requests"},  # per-file readers built on it
     {"summary", "project", "variable_usage"},  # what the tree knows: summaries, resolution, usage
 ]
 
@@ -88,3 +90,47 @@ def test_the_project_index_and_the_file_index_know_each_other_only_through_the_f
     graph = _imports()
     assert graph["index"] == {"facts"}
     assert graph["project"] == {"facts"}
+
+
+#: what walking a tree looks like in a module: the walkers, and the statement lists a walk steps through
+_WALKERS = frozenset({"walk", "subnodes", "iter_child_nodes", "iter_fields"})
+_STATEMENT_LISTS = frozenset({"body", "orelse", "finalbody", "handlers"})
+
+
+def _tree_walks(path: str) -> list[str]:
+    with open(path, encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _WALKERS:
+                found.append(f"{node.lineno}: {name}()")
+        elif isinstance(node, ast.Attribute) and node.attr in _STATEMENT_LISTS:
+            found.append(f"{node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ClassDef) and any(
+            getattr(base, "attr", getattr(base, "id", "")) in ("NodeVisitor", "NodeTransformer") for base in node.bases
+        ):
+            found.append(f"{node.lineno}: class {node.name}({ast.unparse(node.bases[0])})")
+    return found
+
+
+def test_rules_ask_the_reading_layer_and_walk_no_tree_themselves():
+    rules = os.path.join(ROOT, "rules")
+    walks = {
+        name: _tree_walks(os.path.join(rules, name))
+        for name in sorted(os.listdir(rules))
+        if name.endswith(".py") and _tree_walks(os.path.join(rules, name))
+    }
+    assert walks == {}
+
+
+def test_the_walk_check_sees_a_walk(tmp_path):
+    """The check above can fail: a rule that walked a tree would be seen."""
+    sample = tmp_path / "rj999_walks.py"
+    sample.write_text(
+        "import ast\n\ndef check(index):\n    for node in ast.walk(index.tree):\n        pass\n"
+        "    for statement in index.tree.body:\n        pass\n"
+    )
+    assert _tree_walks(str(sample)) == ["4: walk()", "6: .body"]

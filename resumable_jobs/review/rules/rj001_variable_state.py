@@ -28,7 +28,9 @@ as uncertain (``--include-uncertain``): templated fields read configuration set 
 
 What it does not do: report Variables read as configuration (table names, cluster ids, a key
 whose last word names a place or setting, ``checkpoint_bucket``), feature switches (a key
-naming one, ``enable_x``, or a read compared with a yes/no literal), Variable calls at module
+naming one, ``enable_x``, read or turned off by a task, or a read compared with a yes/no
+literal), an offset a task writes that the DAG reads when parsed or another DAG file reads
+(RJ004: the position others plan from), Variable calls at module
 level (parse time), watermarks and dates a task advances from run to run (RJ004), or the
 Variable calls of a reconnect-or-submit ``if`` already reported as RJ003.
 """
@@ -64,8 +66,8 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         if record.origin == "parse":
             continue  # evidence about how a key is used, not a use in a task
-        if record.op == "get" and (record.switch or names_a_switch(record.key)):
-            continue  # a feature switch: configuration, what Variables are for
+        if record.switch or names_a_switch(record.key):
+            continue  # a feature switch, read or turned by a task: configuration, what Variables are for
         uncertain = None
         if record.kind in _STATE_KINDS:
             if own_progress(usage, record.key):
@@ -76,14 +78,16 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                     continue
                 uncertain = _READ_ONLY if record.origin == "jinja" else None
                 what = record.kind.value
-            elif usage.advanced_across_runs(record.key):
+            elif usage.advanced_across_runs(record.key) or usage.position_planned_from(record.key):
                 continue  # an offset others read back: a watermark, RJ004
             else:
                 what = record.kind.value
         elif record.kind is None and own_progress(usage, record.key):
             what = "the task's own progress, read and moved on by that task"
         elif record.kind is None and (
-            usage.date_kept_across_runs(record.key) or usage.advanced_across_runs(record.key)
+            usage.date_kept_across_runs(record.key)
+            or usage.advanced_across_runs(record.key)
+            or usage.position_planned_from(record.key)
         ):
             continue  # a date or an id position others read back: a watermark, RJ004
         elif record.kind is None and names_progress(record.key) and usage.read_and_written_by_one_task(record.key):

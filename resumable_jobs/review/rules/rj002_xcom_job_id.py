@@ -24,8 +24,8 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
-from resumable_jobs.review.jobstart import JOB_START_METHODS
+from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name
+from resumable_jobs.review.jobstart import returned_by_a_job_start
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.own_task import reads_own_task, task_scope, xcom_argument
 from resumable_jobs.review.rules.base import Rule, make_finding
@@ -54,7 +54,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
             kind = classify(key)
             value = xcom_argument(site.node, "value")
             if kind in _STATE_KINDS or (
-                kind is None and (_holds_job_id(value) or _returned_by_a_job_start(index, value, site.stack[-1]))
+                kind is None and (_holds_job_id(value) or returned_by_a_job_start(index, value, site.stack[-1]))
             ):
                 pushes.append((site, _key_identity(key, key_node), scope))
         elif name == "xcom_pull":
@@ -129,20 +129,6 @@ def _key_identity(key: str, node: ast.AST | None) -> str:
     """What makes a push and a pull the same key: its text, or for a key built at run time
     (``f"{ti.try_number}"``) the expression that builds it."""
     return ast.dump(node) if "{}" in key and node is not None else key
-
-
-def _returned_by_a_job_start(index: ModuleIndex, value: ast.AST | None, func: FunctionNode) -> bool:
-    """A pushed value a job start returned, whatever the key and the value are called:
-    ``step = emr.add_job_flow_steps(...)["StepIds"][0]`` then ``xcom_push(key=HANDLE, value=step)``.
-    The start call is in the value or in what its name is bound to in the pushing function."""
-    if value is None or index.called_names.isdisjoint(JOB_START_METHODS):
-        return False
-    sources = index.assigned_values(func, value.id) if isinstance(value, ast.Name) else [value]
-    return any(
-        isinstance(node, ast.Call) and call_name(node) in JOB_START_METHODS
-        for source in sources
-        for node in subnodes(source)
-    )
 
 
 def _holds_job_id(value: ast.AST | None) -> bool:

@@ -10,7 +10,8 @@ names a watermark (``watermark``, ``hwm``, ``last_processed_at``, ``last_sync_ts
 read of such a key (a call or a Jinja ``{{ var.value.key }}``) when some task writes it (a template
 read of one nothing writes is held back as uncertain); an offset-like key a task
 reads and then moves on and that something else reads back (the position of shared data; one
-only its own task reads back is that task's progress, RJ001); and a key naming a date that a task writes and something else reads back
+only its own task reads back is that task's progress, RJ001), or that a task writes and the DAG
+reads when it is parsed, or another DAG file reads (the position others plan from); and a key naming a date that a task writes and something else reads back
 (another task, or a module of the DAG when it is parsed): the DAG's position in time. Decided
 over the whole reviewed tree, so helpers and config modules in other files count.
 
@@ -38,8 +39,8 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         if record.origin == "parse":
             continue  # evidence about how a key is used, not a use in a task
-        if record.op == "get" and (record.switch or names_a_switch(record.key)):
-            continue  # a feature switch: configuration
+        if record.switch or names_a_switch(record.key):
+            continue  # a feature switch, read or turned by a task: configuration
         uncertain = None
         if record.kind is KeyKind.WATERMARK:
             if record.op == "get" and not usage.written(record.key):
@@ -48,7 +49,11 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                 uncertain = _READ_ONLY if record.origin == "jinja" else None
         elif own_progress(usage, record.key):
             continue  # the task's own progress: RJ001
-        elif not usage.advanced_across_runs(record.key) and not usage.date_kept_across_runs(record.key):
+        elif not (
+            usage.advanced_across_runs(record.key)
+            or usage.date_kept_across_runs(record.key)
+            or usage.position_planned_from(record.key)
+        ):
             continue
         verb = "stores" if record.op == "set" else "reads"
         call = record.template or f"Variable.{record.op}({record.shown_key})"

@@ -33,25 +33,26 @@ outcome the sensor reports), or a submit with no sensor on its job.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import (
-    FunctionNode,
     ModuleIndex,
-    call_name,
     imported_function,
-    keyword,
-    parameter_names,
-    subnodes,
 )
-from resumable_jobs.review.jobstart import JOB_START_METHODS, started_job
+from resumable_jobs.review.job_requests import names_something, request_job_name
+from resumable_jobs.review.jobstart import JOB_START_METHODS, polls_in_a_sleeping_loop, started_job
 from resumable_jobs.review.keys import words
 from resumable_jobs.review.operators import WaitModel, flagged_wait_model, is_sensor_name, submit_operator
 from resumable_jobs.review.rules.base import Rule, make_finding
-from resumable_jobs.review.taskgraph import TaskGraph, TaskNode, task_graphs
-from resumable_jobs.review.variables import argument
+from resumable_jobs.review.taskgraph import (
+    TaskGraph,
+    TaskNode,
+    group_qualified_id,
+    pulled_task_ids,
+    task_callables,
+    task_graphs,
+)
 
 __all__ = ["RULE", "operator_wait_model"]
 
@@ -96,7 +97,7 @@ def _submits_without_waiting(index: ModuleIndex, node: TaskNode) -> WaitModel | 
     """The operator's wait model when ``node`` submits a job and does not wait for it."""
     if node.function is not None:
         named = set(words(node.function.name))
-        if named & _SUBMIT_WORDS and not named & _PROVISIONED and not _has_poll_loop(index, node.function):
+        if named & _SUBMIT_WORDS and not named & _PROVISIONED and not polls_in_a_sleeping_loop(index, node.function):
             return _HAND_WRITTEN
         return _sdk_started(index, node)
     model = operator_wait_model(index, node.operator)
@@ -143,13 +144,13 @@ _HAND_WRITTEN = WaitModel(None, True, False)
 def _is_sensor(index: ModuleIndex, node: TaskNode) -> bool:
     if node.function is not None:
         decorator = index.task_decorator(node.function) or ""
-        return decorator.endswith(".sensor") or _has_poll_loop(index, node.function)
+        return decorator.endswith(".sensor") or polls_in_a_sleeping_loop(index, node.function)
     if _is_sensor_class(index, node.operator):
         return True
     # a PythonOperator whose callable (a function of this file) loops with sleep: a poll task
     if not index.functions_with_loops or node.keyword("python_callable") is None:
         return False
-    return any(_has_poll_loop(index, func) for func in _callables(index, node))
+    return any(polls_in_a_sleeping_loop(index, func) for func in task_callables(index, node))
 
 
 # -- jobs started through an SDK or a hook inside a task ---------------------------------------
@@ -167,7 +168,7 @@ def _sdk_started(index: ModuleIndex, node: TaskNode) -> WaitModel | None:
         # the body is not in this file, or it starts no job; only an imported callable is left
         started = None if node.function is not None else _imported_callable_start(index, node)
     else:
-        bodies = _callables(index, node)
+        bodies = task_callables(index, node)
         started = started_job(index, bodies) if bodies else _imported_callable_start(index, node)
     if started is None:
         return None
@@ -222,20 +223,6 @@ def _may_have_sensor(index: ModuleIndex) -> bool:
     )
 
 
-def _has_poll_loop(index: ModuleIndex, func: FunctionNode) -> bool:
-    if not any(f is func or _encloses(func, f) for f in index.functions_with_loops):
-        return False
-    for node in subnodes(func):
-        if isinstance(node, ast.While):
-            if any(isinstance(c, ast.Call) and call_name(c) == "sleep" for c in subnodes(node)):
-                return True
-    return False
-
-
-def _encloses(outer: FunctionNode, inner: FunctionNode) -> bool:
-    return outer.lineno < inner.lineno <= (outer.end_lineno or outer.lineno)
-
-
 # -- "on the same job" --------------------------------------------------------------------------
 
 
@@ -260,7 +247,7 @@ class _SensorLinks:
                     upstream |= graph.data_upstream.get(step, set())
             for node in upstream:
                 self.by_upstream.setdefault(node, []).append(sensor)
-            for task_id in _pulled_task_ids(index, sensor):
+            for task_id in pulled_task_ids(index, sensor):
                 self.by_task_id.setdefault(task_id, []).append(sensor)
             for item in _job_names(index, sensor).items():
                 self.by_job_name.setdefault(item, []).append(sensor)
@@ -272,7 +259,7 @@ class _SensorLinks:
         if submit.task_id is not None:
             found += self.by_task_id.get(submit.task_id, ())
             if self.grouped:
-                qualified = _group_qualified_id(self.index, submit)
+                qualified = group_qualified_id(self.index, submit)
                 if qualified is not None:
                     found += self.by_task_id.get(qualified, ())
         for item in _job_names(self.index, submit).items():
@@ -300,7 +287,7 @@ class _SensorLinks:
             others = self.graph.data_upstream.get(sensor, set())
             if any(node is not submit and node.function is None for node in others):
                 continue  # takes another operator's output: that one's job
-            if any(task_id != submit.task_id for task_id in _pulled_task_ids(self.index, sensor)):
+            if any(task_id != submit.task_id for task_id in pulled_task_ids(self.index, sensor)):
                 continue
             named = [v for v in (sensor.setting(n) for n in _JOB_NAMES) if v is not None]
             if any(isinstance(v, ast.Constant) or self.index.string_value(v) is not None for v in named):
@@ -399,185 +386,14 @@ def _job_names(index: ModuleIndex, node: TaskNode) -> dict[str, str]:
         names = {}
         for name in _JOB_NAMES:
             value = node.setting(name)
-            if _names_something(value):
+            if names_something(value):
                 names[name] = ast.dump(value)
         if "job_name" not in names and node.function is None:
-            named = _request_job_name(index, node)
+            named = request_job_name(index, node)
             if named is not None:
                 names["job_name"] = ast.dump(named)
         node.__dict__["_job_names"] = names
     return names
-
-
-def _names_something(value: ast.AST | None) -> bool:
-    return value is not None and not (isinstance(value, ast.Constant) and not isinstance(value.value, str))
-
-
-def _request_job_name(index: ModuleIndex, node: TaskNode) -> ast.AST | None:
-    """The job name inside an operator's request, the way SageMaker operators take it: a
-    ``config`` dict (written in the call, or a name bound once to one) whose ``...JobName`` key
-    (``TrainingJobName``, ``ProcessingJobName``, ``HyperParameterTuningJobName``; a transform
-    job's ``Transform.TransformJobName``, one level down) names the job the sensor's
-    ``job_name=`` names. A request built at run time, or a key bound twice, names nothing."""
-    config = node.setting("config")
-    if isinstance(config, ast.Name):
-        config = index.bound_value(config.id, index.stack_of(node.call))
-    if isinstance(config, ast.Call):
-        return _built_request_job_name(index, config)
-    return _job_name_in(config)
-
-
-def _built_request_job_name(index: ModuleIndex, call: ast.Call) -> ast.AST | None:
-    """``config=training_config(JOB)`` with ``def training_config(name): return {"TrainingJobName":
-    name, ...}`` (a function of this file): the argument the call hands to that parameter, or the
-    value written in the dict when it takes none of the parameters."""
-    if not isinstance(call.func, ast.Name):
-        return None
-    funcs = index.called_functions(call, None)
-    if len(funcs) != 1 or not funcs[0].body or not isinstance(funcs[0].body[-1], ast.Return):
-        return None
-    func = funcs[0]
-    named = _job_name_in(func.body[-1].value)
-    if named is None:
-        return None
-    params = parameter_names(func)
-    if isinstance(named, ast.Name) and named.id in params:
-        kw = keyword(call, named.id)
-        if kw is not None:
-            return kw.value
-        positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
-        position = positional.index(named.id) if named.id in positional else None
-        if (
-            position is not None
-            and position < len(call.args)
-            and not any(isinstance(a, ast.Starred) for a in call.args[: position + 1])
-        ):
-            return call.args[position]
-        return None
-    return None if any(isinstance(n, ast.Name) and n.id in params for n in ast.walk(named)) else named
-
-
-def _job_name_in(config: ast.AST | None) -> ast.AST | None:
-    if not isinstance(config, ast.Dict):
-        return None
-    inner: list[ast.Dict] = []
-    for key, value in zip(config.keys, config.values):
-        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-            if key.value.endswith("JobName") and _names_something(value):
-                return value
-            if isinstance(value, ast.Dict):
-                inner.append(value)
-    for nested in inner:
-        for key, value in zip(nested.keys, nested.values):
-            if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.endswith("JobName"):
-                return value if _names_something(value) else None
-    return None
-
-
-def _pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
-    """Task ids whose XCom the sensor pulls, in its templates or its callable (computed once)."""
-    cache = index.__dict__.setdefault("_rj005_pulls", {})
-    found = cache.get(sensor.call)
-    if found is None:
-        ids: set[str] = set()
-        for call in sensor.calls:
-            # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
-            for value in [*call.args, *(kw.value for kw in call.keywords)]:
-                for node in subnodes(value):
-                    if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
-                        ids.update(_QUOTED.findall(node.value))
-                    elif isinstance(node, ast.JoinedStr):
-                        # f"{{{{ ti.xcom_pull(task_ids='{SUBMIT_ID}') }}}}": the constants it inserts
-                        text = index.inserted_text(node)
-                        if "xcom_pull" in text:
-                            ids.update(_QUOTED.findall(text))
-        for func in _callables(index, sensor):
-            ids |= _callable_pulls(index, func)
-        found = cache[sensor.call] = frozenset(ids)
-    return found
-
-
-_QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
-
-
-def _group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:
-    """The task id Airflow gives a task written inside task groups: ``outer.inner.task_id`` for
-    a task in ``with TaskGroup("outer")`` (or a ``@task_group`` function) blocks, None outside
-    any group or when a group's id is not a literal. Groups with ``prefix_group_id=False`` add
-    no prefix. Only reached when a sensor pulls a dotted task id, so the groups are read then."""
-    groups = _task_groups(index)
-    line = node.call.lineno
-    prefix = []
-    for start, end, group_id in groups:
-        if start <= line <= end:
-            if group_id is None:
-                return None
-            if group_id:
-                prefix.append(group_id)
-    return ".".join([*prefix, node.task_id or ""]) if prefix else None
-
-
-def _task_groups(index: ModuleIndex) -> list[tuple[int, int, str | None]]:
-    """(first line, last line, group id) of each task group block of the file, outer first; the id
-    is "" for a group that adds no prefix and None when it is not a literal."""
-    groups = index.__dict__.get("_rj005_task_groups")
-    if groups is not None:
-        return groups
-    groups = []
-    for node in ast.walk(index.tree):
-        if isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                expr = item.context_expr
-                if isinstance(expr, ast.Call) and call_name(expr) == "TaskGroup":
-                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, expr, None)))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for decorator in node.decorator_list:
-                target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-                if name == "task_group":
-                    call = decorator if isinstance(decorator, ast.Call) else None
-                    groups.append((node.lineno, node.end_lineno or node.lineno, _group_id(index, call, node.name)))
-    groups.sort(key=lambda group: (group[0], -group[1]))
-    index.__dict__["_rj005_task_groups"] = groups
-    return groups
-
-
-def _group_id(index: ModuleIndex, call: ast.Call | None, default: str | None) -> str | None:
-    if call is None:
-        return default
-    prefix = next((kw.value for kw in call.keywords if kw.arg == "prefix_group_id"), None)
-    if isinstance(prefix, ast.Constant) and prefix.value is False:
-        return ""
-    given = argument(call, 0, "group_id")
-    if given is None:
-        return default
-    return index.string_value(given)
-
-
-def _callables(index: ModuleIndex, sensor: TaskNode) -> list[FunctionNode]:
-    if sensor.function is not None:
-        return [sensor.function]
-    kw = sensor.keyword("python_callable")
-    if kw is not None and isinstance(kw.value, ast.Name):
-        return list(index.functions_by_name.get(kw.value.id, ()))
-    return []
-
-
-def _callable_pulls(index: ModuleIndex, func: FunctionNode) -> frozenset[str]:
-    """Task ids a function pulls XCom from (computed once per function)."""
-    cache = index.__dict__.setdefault("_rj005_callable_pulls", {})
-    found = cache.get(func)
-    if found is None:
-        ids = set()
-        for node in subnodes(func):
-            if isinstance(node, ast.Call) and call_name(node) == "xcom_pull":
-                task_ids = argument(node, 0, "task_ids")
-                if task_ids is None:
-                    continue
-                candidates = task_ids.elts if isinstance(task_ids, (ast.List, ast.Tuple)) else [task_ids]
-                ids.update(filter(None, (index.string_value(c) for c in candidates)))
-        found = cache[func] = frozenset(ids)
-    return found
 
 
 # -- the finding ---------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from resumable_jobs.review.facts import plugin_class_name
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex, keyword
+from resumable_jobs.review.index import ModuleIndex, keyword, module_dict
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 
@@ -136,23 +136,12 @@ def _default_args_defer(index: ModuleIndex) -> bool:
             continue
         value = kw.value
         if isinstance(value, ast.Name):
-            value = _module_dict(index, value.id)
+            value = module_dict(index.tree, value.id)
         if isinstance(value, ast.Dict):
             for key, item in zip(value.keys, value.values, strict=True):
                 if _is_constant(key, "deferrable") and _is_constant(item, True):
                     return True
     return False
-
-
-def _module_dict(index: ModuleIndex, name: str) -> ast.Dict | None:
-    for statement in index.tree.body:
-        if (
-            isinstance(statement, ast.Assign)
-            and isinstance(statement.value, ast.Dict)
-            and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets)
-        ):
-            return statement.value
-    return None
 
 
 def _is_constant(node: ast.AST | None, value: object) -> bool:

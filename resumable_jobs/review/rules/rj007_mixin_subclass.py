@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex, subnodes
+from resumable_jobs.review.index import ModuleIndex, calls_in, class_attribute_assignments, method_of
 from resumable_jobs.review.rules.base import Rule, make_finding
 
 __all__ = ["RULE", "mixin_classes"]
@@ -38,7 +38,7 @@ def _is_mixin_name(resolved: str | None) -> bool:
     return (
         bool(resolved)
         and resolved.rsplit(".", 1)[-1] == "ResumableJobMixin"
-        and (resolved.startswith("airflow.") or resolved.startswith("resumable_jobs"))
+        and resolved.startswith(("airflow.", "resumable_jobs"))
     )
 
 
@@ -66,7 +66,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
         return
     used_as_base = {index.resolve(base) for cls in index.classes for base in cls.bases}
     for cls in classes:
-        execute = _method(cls, "execute")
+        execute = method_of(cls, "execute")
         if execute is not None and not _runs_mixin(execute):
             yield make_finding(
                 index,
@@ -89,30 +89,22 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
                     "names without dots or slashes",
                     _key_char_suggestion(value),
                 )
-        if cls.name not in used_as_base and not _sets_key_in_chain(index, cls):
-            if _all_bases_known(index, cls):
-                yield make_finding(
-                    index,
-                    cls,
-                    RULE.code,
-                    RULE.severity,
-                    f"{cls.name} does not set external_id_key: the job id is stored under the "
-                    "mixin's generic default key, and naming it later is a rename that breaks "
-                    "reconnects of retries already in flight",
-                    _missing_key_suggestion(cls.name),
-                )
-
-
-def _method(cls: ast.ClassDef, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    for node in cls.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return node
-    return None
+        if cls.name not in used_as_base and not _sets_key_in_chain(index, cls) and _all_bases_known(index, cls):
+            yield make_finding(
+                index,
+                cls,
+                RULE.code,
+                RULE.severity,
+                f"{cls.name} does not set external_id_key: the job id is stored under the "
+                "mixin's generic default key, and naming it later is a rename that breaks "
+                "reconnects of retries already in flight",
+                _missing_key_suggestion(cls.name),
+            )
 
 
 def _runs_mixin(execute: ast.AST) -> bool:
-    for node in subnodes(execute):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for node in calls_in(execute):
+        if isinstance(node.func, ast.Attribute):
             if node.func.attr == "execute_resumable":
                 return True
             if node.func.attr == "execute" and _is_delegation(node):
@@ -129,11 +121,8 @@ def _is_delegation(call: ast.Call) -> bool:
 
 
 def _key_assignments(index: ModuleIndex, cls: ast.ClassDef) -> Iterator[tuple[ast.stmt, str | None]]:
-    for node in cls.body:
-        if (isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == _KEY for t in node.targets)) or (
-            isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == _KEY
-        ):
-            yield node, index.string_value(node.value)
+    for node in class_attribute_assignments(cls, _KEY):
+        yield node, index.string_value(node.value)
     for attr, node, method in index.self_attribute_sets:  # self.external_id_key = ... in a method
         if attr == _KEY and index.owner_class.get(method) is cls:
             yield node, index.string_value(node.value)
@@ -144,9 +133,8 @@ def _sets_key_in_chain(index: ModuleIndex, cls: ast.ClassDef, seen: frozenset[st
         return True
     for base in cls.bases:
         parent = index.classes_by_name.get(index.resolve(base) or "")
-        if parent is not None and parent.name not in seen:
-            if _sets_key_in_chain(index, parent, seen | {cls.name}):
-                return True
+        if parent is not None and parent.name not in seen and _sets_key_in_chain(index, parent, seen | {cls.name}):
+            return True
     return False
 
 

@@ -25,7 +25,15 @@ import ast
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, WARNING, Finding
-from resumable_jobs.review.index import FunctionNode, ModuleIndex, call_name, parameter_names, subnodes
+from resumable_jobs.review.index import (
+    FunctionNode,
+    ModuleIndex,
+    call_name,
+    calls_in,
+    names_in,
+    parameter_names,
+    plain_assignments,
+)
 from resumable_jobs.review.keys import KeyKind, classify
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.variables import argument, is_variable_call
@@ -228,20 +236,13 @@ def _utcnow_findings(index: ModuleIndex, checker: _Checker) -> Iterator[Finding]
     # a name that says watermark: in any function of the file, not only task bodies (a helper of
     # a utils module that builds the watermark record is as naive wherever it is called from)
     for func in index.functions:
-        for node in subnodes(func):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and classify(t.id) is KeyKind.WATERMARK for t in node.targets
-            ):
-                watermark_values.add(node.value)
+        for names, value in plain_assignments(func):
+            if any(classify(name) is KeyKind.WATERMARK for name in names):
+                watermark_values.add(value)
     seen: set[ast.Call] = set()
     for value in watermark_values:
-        for node in subnodes(value):
-            if (
-                isinstance(node, ast.Call)
-                and index.resolve(node.func) in _UTCNOW
-                and node not in checker.reported_utcnow
-                and node not in seen
-            ):
+        for node in calls_in(value):
+            if index.resolve(node.func) in _UTCNOW and node not in checker.reported_utcnow and node not in seen:
                 seen.add(node)
     for node in sorted(seen, key=lambda n: (n.lineno, n.col_offset)):
         yield make_finding(
@@ -262,11 +263,10 @@ def _utcnow_findings(index: ModuleIndex, checker: _Checker) -> Iterator[Finding]
 def _expand(value: ast.AST, func: FunctionNode, checker: _Checker) -> list[ast.AST]:
     """The value and, for a local name assigned once, the expression it was assigned."""
     result = [value]
-    for node in subnodes(value):
-        if isinstance(node, ast.Name):
-            values = checker._assigned(func).get(node.id)
-            if values and len(values) == 1:
-                result.append(values[0])
+    for node in names_in(value):
+        values = checker._assigned(func).get(node.id)
+        if values and len(values) == 1:
+            result.append(values[0])
     return result
 
 

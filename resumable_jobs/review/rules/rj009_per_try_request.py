@@ -27,11 +27,11 @@ the logical date): they are the same on every try of a run, which is what reconn
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
-from resumable_jobs.review.index import ModuleIndex, subnodes
+from resumable_jobs.review.index import ModuleIndex
+from resumable_jobs.review.job_requests import per_try_value
 from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import task_graphs
 
@@ -41,22 +41,6 @@ __all__ = ["RULE"]
 _UPSTREAM_DURABLE = frozenset({"DatabricksSubmitRunOperator"})
 _SCHEDULING = frozenset(
     {"task_id", "retries", "retry_delay", "trigger_rule", "pool", "queue", "doc_md", "execution_timeout", "dag"}
-)
-_JINJA = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
-_PER_TRY = re.compile(r"try_number|\b(?:ti|task_instance)\.start_date|\bnow\(\)|utcnow\(\)|\buuid|\brandom\b")
-_PER_PARSE_CALLS = frozenset(
-    {
-        "uuid.uuid4",
-        "uuid.uuid1",
-        "datetime.datetime.now",
-        "datetime.datetime.utcnow",
-        "datetime.datetime.today",
-        "time.time",
-        "time.time_ns",
-        "pendulum.now",
-        "random.random",
-        "random.randint",
-    }
 )
 
 
@@ -77,7 +61,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
                 for kw in call.keywords:
                     if kw.arg in _SCHEDULING or kw.arg is None:
                         continue
-                    what = _per_try_value(index, kw.value, call)
+                    what = per_try_value(index, kw.value, call)
                     if what is not None:
                         yield make_finding(
                             index,
@@ -93,7 +77,7 @@ def check(index: ModuleIndex) -> Iterator[Finding]:
 
 def _may_vary(text: str) -> bool:
     """Whether the source text holds a word a finding needs: a per-try Jinja expression
-    (:data:`_PER_TRY`) or the name of a call in :data:`_PER_PARSE_CALLS`.
+    (:data:`~resumable_jobs.review.job_requests.PER_TRY`) or the name of a call in :data:`~resumable_jobs.review.job_requests.PER_PARSE_CALLS`.
 
     Substring tests, not a regular expression: this runs on every file, and ``in`` is many
     times faster than a search with alternatives. ``datetime(`` (in every DAG file) is not a
@@ -105,28 +89,6 @@ def _may_vary(text: str) -> bool:
 
 
 _VARYING_WORDS = ("try_number", "ti.start_date", "instance.start_date", "now", "uuid", "random", "today")
-
-
-def _per_try_value(index: ModuleIndex, value: ast.AST, call: ast.Call, depth: int = 0) -> str | None:
-    for node in subnodes(value):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "{{" in node.value:
-            for expression in _JINJA.findall(node.value):
-                match = _PER_TRY.search(expression)
-                if match is not None:
-                    return f"{{{{{expression.strip()}}}}}".replace("{{", "{{ ", 1).replace("}}", " }}")
-        elif isinstance(node, ast.Call) and index.resolve(node.func) in _PER_PARSE_CALLS:
-            return f"{ast.unparse(node)} (evaluated each time the DAG file is parsed)"
-        elif isinstance(node, ast.Name) and depth < _NAME_DEPTH:
-            bound = index.bound_value(node.id, index.stack_of(call))
-            if bound is not None:
-                what = _per_try_value(index, bound, call, depth + 1)
-                if what is not None:
-                    return what if " (through " in what else f"{what} (through {node.id})"
-    return None
-
-
-#: how many names deep a request is followed (``json=payload``, ``payload = {"task": TASK}``)
-_NAME_DEPTH = 2
 
 
 def _is_durable(index: ModuleIndex, name: str | None) -> bool:

@@ -1,17 +1,24 @@
-"""Parameters the AWS operators share: upstream's wait-flag alias and the old ``region`` name.
+"""Parameters the AWS operators share: the connection, upstream's wait-flag alias, the old ``region`` name.
 
 What it is for: the Amazon provider names "wait for the job" differently per operator
 (``wait_for_completion`` on Batch and Glue) and still accepts ``region`` as the old name of
 ``region_name``; this package's common model calls the wait flag ``wait_for_termination``.
 Every AWS operator here accepts both wait names and both region names, with the same checks and
-the same messages.
+the same messages, and keeps the connection in the same four attributes (``aws_conn_id``,
+``region_name``, ``verify``, ``botocore_config``) that it hands to upstream's hooks and triggers.
 
 How it works: :func:`resolve_wait` type-checks both wait names (True, False or None, through
 :func:`resumable_jobs.mixin.parameters.flag`) and returns the one value they mean, None when
 neither was given (the mixin's default then applies); contradicting values raise ``ValueError``.
 :func:`resolve_region` returns the region to use, warning when ``region`` was used.
+:func:`set_aws_connection` sets the four connection attributes (the region through
+:func:`resolve_region`); :func:`aws_hook_kwargs` and :func:`aws_trigger_kwargs` give them back
+under the names upstream's hooks (``config``) and triggers (``botocore_config``) take.
+:func:`spark_openlineage_defaults` resolves the ``openlineage_inject_*`` flags of the Spark
+operators (Glue, EMR) against ``[openlineage]``.
 
-What it does not do: read any AWS configuration; it only reconciles what the DAG wrote.
+What it does not do: read any AWS configuration, or build a hook or trigger itself (that would
+import the Amazon provider); it only reconciles what the DAG wrote.
 """
 
 from __future__ import annotations
@@ -20,8 +27,17 @@ import warnings
 from typing import Any
 
 from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, is_template
+from resumable_jobs.providers.common import openlineage_default
 
-__all__ = ["UpstreamWaitFlag", "resolve_region", "resolve_wait"]
+__all__ = [
+    "UpstreamWaitFlag",
+    "aws_hook_kwargs",
+    "aws_trigger_kwargs",
+    "resolve_region",
+    "resolve_wait",
+    "set_aws_connection",
+    "spark_openlineage_defaults",
+]
 
 
 def resolve_wait(
@@ -62,8 +78,11 @@ def resolve_wait(
     return wait_for_termination
 
 
-def resolve_region(region_name: str | None, region: str | None, *, owner: str) -> str | None:
-    """``region`` is the AWS operators' old name of ``region_name``; honour it, with a warning."""
+def resolve_region(region_name: str | None, region: str | None, *, owner: str, stacklevel: int = 4) -> str | None:
+    """``region`` is the AWS operators' old name of ``region_name``; honour it, with a warning.
+
+    ``stacklevel`` is the warning's, counted from here (4: called from an operator's ``__init__``).
+    """
     if region is None:
         return region_name
     if region_name is not None and region_name != region:
@@ -75,9 +94,58 @@ def resolve_region(region_name: str | None, region: str | None, *, owner: str) -
         f"{owner}: region= is the old name of region_name and is used as "
         "region_name here (upstream's operator accepts it but no longer applies it). Rename it to region_name.",
         UserWarning,
-        stacklevel=4,
+        stacklevel=stacklevel,
     )
     return region
+
+
+def set_aws_connection(
+    operator: Any,
+    aws_conn_id: str | None,
+    region_name: str | None,
+    verify: bool | str | None,
+    botocore_config: dict | None,
+    *,
+    region: str | None,
+    owner: str,
+) -> None:
+    """Set the operator's ``aws_conn_id``, ``region_name`` (``region`` honoured), ``verify`` and ``botocore_config``.
+
+    Called from the operator's ``__init__``: the region warning points where it pointed when each
+    operator resolved the region itself.
+    """
+    operator.aws_conn_id = aws_conn_id
+    operator.region_name = resolve_region(region_name, region, owner=owner, stacklevel=5)
+    operator.verify = verify
+    operator.botocore_config = botocore_config
+
+
+def aws_hook_kwargs(operator: Any) -> dict[str, Any]:
+    """The operator's connection as upstream's ``AwsBaseHook`` subclasses take it (``config``)."""
+    return {
+        "aws_conn_id": operator.aws_conn_id,
+        "region_name": operator.region_name,
+        "verify": operator.verify,
+        "config": operator.botocore_config,
+    }
+
+
+def aws_trigger_kwargs(operator: Any) -> dict[str, Any]:
+    """The operator's connection as upstream's ``AwsBaseWaiterTrigger`` subclasses take it (``botocore_config``)."""
+    return {
+        "aws_conn_id": operator.aws_conn_id,
+        "region_name": operator.region_name,
+        "verify": operator.verify,
+        "botocore_config": operator.botocore_config,
+    }
+
+
+def spark_openlineage_defaults(parent_job_info: bool | None, transport_info: bool | None) -> tuple[bool, bool]:
+    """``openlineage_inject_parent_job_info`` and ``..._transport_info``, each else its ``[openlineage]`` option."""
+    return (
+        openlineage_default(parent_job_info, "spark_inject_parent_job_info"),
+        openlineage_default(transport_info, "spark_inject_transport_info"),
+    )
 
 
 class UpstreamWaitFlag:

@@ -30,9 +30,17 @@ from airflow.sdk import BaseOperator
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import emr_status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
+from resumable_jobs.providers.amazon.aws_parameters import (
+    UpstreamWaitFlag,
+    aws_hook_kwargs,
+    aws_trigger_kwargs,
+    resolve_wait,
+    set_aws_connection,
+    spark_openlineage_defaults,
+)
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
-from resumable_jobs.providers.common import default_deferrable, openlineage_default
+from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
+from resumable_jobs.providers.common import default_deferrable
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
@@ -139,16 +147,10 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.job_retry_max_attempts = job_retry_max_attempts
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.cancel_on_kill = cancel_on_kill
-        self.openlineage_inject_parent_job_info = openlineage_default(
-            openlineage_inject_parent_job_info, "spark_inject_parent_job_info"
+        self.openlineage_inject_parent_job_info, self.openlineage_inject_transport_info = spark_openlineage_defaults(
+            openlineage_inject_parent_job_info, openlineage_inject_transport_info
         )
-        self.openlineage_inject_transport_info = openlineage_default(
-            openlineage_inject_transport_info, "spark_inject_transport_info"
-        )
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner)
-        self.verify = verify
-        self.botocore_config = botocore_config
+        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id: str | None = None
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
@@ -158,13 +160,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
     def hook(self) -> EmrContainerHook:
         from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
 
-        return EmrContainerHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-            virtual_cluster_id=self.virtual_cluster_id,
-        )
+        return EmrContainerHook(**aws_hook_kwargs(self), virtual_cluster_id=self.virtual_cluster_id)
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -246,27 +242,17 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         return EmrContainerTrigger(
             virtual_cluster_id=self.virtual_cluster_id,
             job_id=external_id,
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
             waiter_delay=int(self.poll_interval),
             cancel_on_kill=self.cancel_on_kill,
+            **aws_trigger_kwargs(self),
             **kwargs,
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``EmrContainerTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event and "job_id" in event:
-            job_id = event["job_id"]
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": job_id, "message": "job run completed"}
-            else:
-                event = {
-                    "status": "error",
-                    "external_id": job_id,
-                    "message": self._trigger_error_message(job_id, event.get("message")),
-                }
+        event = translate_trigger_event(
+            event, "job_id", success_message="job run completed", error_message=self._trigger_error_message
+        )
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

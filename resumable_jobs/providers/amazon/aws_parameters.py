@@ -11,11 +11,12 @@ How it works: :func:`resolve_wait` type-checks both wait names (True, False or N
 :func:`resumable_jobs.mixin.parameters.flag`) and returns the one value they mean, None when
 neither was given (the mixin's default then applies); contradicting values raise ``ValueError``.
 :func:`resolve_region` returns the region to use, warning when ``region`` was used.
-:func:`set_aws_connection` sets the four connection attributes (the region through
-:func:`resolve_region`); :func:`aws_hook_kwargs` and :func:`aws_trigger_kwargs` give them back
+:func:`set_connection` sets the four connection attributes (the region through
+:func:`resolve_region`); :func:`hook_kwargs` and :func:`trigger_kwargs` give them back
 under the names upstream's hooks (``config``) and triggers (``botocore_config``) take.
-:func:`spark_openlineage_defaults` resolves the ``openlineage_inject_*`` flags of the Spark
-operators (Glue, EMR) against ``[openlineage]``.
+:func:`deferred_cancel_on_kill_reason` is upstream's EMR meaning of ``cancel_on_kill=False``.
+:func:`set_spark_openlineage` sets the ``openlineage_inject_*`` flags of the Spark operators
+(Glue, EMR), each from ``[openlineage]`` when not given.
 
 What it does not do: read any AWS configuration, or build a hook or trigger itself (that would
 import the Amazon provider); it only reconciles what the DAG wrote.
@@ -31,12 +32,13 @@ from resumable_jobs.providers.common import openlineage_default
 
 __all__ = [
     "UpstreamWaitFlag",
-    "aws_hook_kwargs",
-    "aws_trigger_kwargs",
+    "deferred_cancel_on_kill_reason",
+    "hook_kwargs",
     "resolve_region",
     "resolve_wait",
-    "set_aws_connection",
-    "spark_openlineage_defaults",
+    "set_connection",
+    "set_spark_openlineage",
+    "trigger_kwargs",
 ]
 
 
@@ -99,7 +101,7 @@ def resolve_region(region_name: str | None, region: str | None, *, owner: str, s
     return region
 
 
-def set_aws_connection(
+def set_connection(
     operator: Any,
     aws_conn_id: str | None,
     region_name: str | None,
@@ -120,7 +122,7 @@ def set_aws_connection(
     operator.botocore_config = botocore_config
 
 
-def aws_hook_kwargs(operator: Any) -> dict[str, Any]:
+def hook_kwargs(operator: Any) -> dict[str, Any]:
     """The operator's connection as upstream's ``AwsBaseHook`` subclasses take it (``config``)."""
     return {
         "aws_conn_id": operator.aws_conn_id,
@@ -130,22 +132,32 @@ def aws_hook_kwargs(operator: Any) -> dict[str, Any]:
     }
 
 
-def aws_trigger_kwargs(operator: Any) -> dict[str, Any]:
+def trigger_kwargs(operator: Any) -> dict[str, Any]:
     """The operator's connection as upstream's ``AwsBaseWaiterTrigger`` subclasses take it (``botocore_config``)."""
-    return {
-        "aws_conn_id": operator.aws_conn_id,
-        "region_name": operator.region_name,
-        "verify": operator.verify,
-        "botocore_config": operator.botocore_config,
-    }
+    kwargs = hook_kwargs(operator)
+    kwargs["botocore_config"] = kwargs.pop("config")
+    return kwargs
 
 
-def spark_openlineage_defaults(parent_job_info: bool | None, transport_info: bool | None) -> tuple[bool, bool]:
-    """``openlineage_inject_parent_job_info`` and ``..._transport_info``, each else its ``[openlineage]`` option."""
-    return (
-        openlineage_default(parent_job_info, "spark_inject_parent_job_info"),
-        openlineage_default(transport_info, "spark_inject_transport_info"),
-    )
+def set_spark_openlineage(operator: Any, parent_job_info: bool | None, transport_info: bool | None) -> None:
+    """Set ``openlineage_inject_parent_job_info`` / ``..._transport_info``: each as given, else its ``[openlineage]`` option.
+
+    The Spark operators' (Glue, EMR Serverless, EMR on EKS) ``spark_inject_parent_job_info`` and
+    ``spark_inject_transport_info``, read when the operator is built.
+    """
+    operator.openlineage_inject_parent_job_info = openlineage_default(parent_job_info, "spark_inject_parent_job_info")
+    operator.openlineage_inject_transport_info = openlineage_default(transport_info, "spark_inject_transport_info")
+
+
+def deferred_cancel_on_kill_reason(operator: Any) -> str | None:
+    """Why the job-lifecycle rule must not cancel: upstream's ``cancel_on_kill=False`` in deferrable mode (EMR).
+
+    Upstream's EMR operators read ``cancel_on_kill=False`` as "keep a deferred run when the task is
+    killed"; synchronous runs are cancelled as the rule says.
+    """
+    if operator.deferrable and not operator.cancel_on_kill:
+        return "cancel_on_kill=False (deferrable mode)"
+    return None
 
 
 class UpstreamWaitFlag:

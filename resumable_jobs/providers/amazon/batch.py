@@ -34,14 +34,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import links, status
-from resumable_jobs.providers.amazon.aws_parameters import (
-    UpstreamWaitFlag,
-    aws_hook_kwargs,
-    aws_trigger_kwargs,
-    resolve_wait,
-    set_aws_connection,
-)
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
@@ -157,6 +151,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
+        owner = owner_of(self)
         self.job_name = job_name
         self.job_definition = job_definition
         self.job_queue = job_queue
@@ -173,10 +168,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.max_retries = max_retries
         self.status_retries = status_retries
         self.tags = tags or {}
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination,
             wait_for_completion,
-            owner=owner_of(self),
+            owner=owner,
             upstream_default=True,
             templated="wait_for_completion" in self.template_fields,
         )
@@ -185,7 +180,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.awslogs_enabled = awslogs_enabled
         self.awslogs_fetch_interval = awslogs_fetch_interval
         self.submit_job_timeout = submit_job_timeout
-        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner_of(self))
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id = job_id
         if job_id is not None:
             warnings.warn(
@@ -196,14 +191,14 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             )
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> BatchClientHook:
         from airflow.providers.amazon.aws.hooks.batch_client import BatchClientHook
 
         return BatchClientHook(
-            **aws_hook_kwargs(self), max_retries=self.max_retries, status_retries=self.status_retries
+            **aws.hook_kwargs(self), max_retries=self.max_retries, status_retries=self.status_retries
         )
 
     def execute(self, context: Context) -> Any:
@@ -316,7 +311,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             job_id=external_id,
             waiter_delay=int(self.poll_interval),
             waiter_max_attempts=self.max_retries,
-            **aws_trigger_kwargs(self),
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:

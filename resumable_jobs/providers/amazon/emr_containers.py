@@ -29,15 +29,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_status
-from resumable_jobs.providers.amazon.aws_parameters import (
-    UpstreamWaitFlag,
-    aws_hook_kwargs,
-    aws_trigger_kwargs,
-    resolve_wait,
-    set_aws_connection,
-    spark_openlineage_defaults,
-)
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
 from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable
@@ -138,7 +131,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.job_driver = job_driver
         self.configuration_overrides = configuration_overrides or {}
         self.client_request_token = client_request_token
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination, wait_for_completion, upstream_name="wait_for_completion", owner=owner
         )
         self.poll_interval = poll_interval
@@ -147,20 +140,18 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.job_retry_max_attempts = job_retry_max_attempts
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.cancel_on_kill = cancel_on_kill
-        self.openlineage_inject_parent_job_info, self.openlineage_inject_transport_info = spark_openlineage_defaults(
-            openlineage_inject_parent_job_info, openlineage_inject_transport_info
-        )
-        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id: str | None = None
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> EmrContainerHook:
         from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
 
-        return EmrContainerHook(**aws_hook_kwargs(self), virtual_cluster_id=self.virtual_cluster_id)
+        return EmrContainerHook(**aws.hook_kwargs(self), virtual_cluster_id=self.virtual_cluster_id)
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -193,7 +184,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
             self.execution_role_arn,
             self.release_label,
             self.job_driver,
-            self._with_openlineage(self.configuration_overrides, context),
+            with_openlineage(self.configuration_overrides, context, self, service="EMR on EKS"),
             self.client_token(),
             self.tags,
             self.job_retry_max_attempts,
@@ -244,15 +235,13 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
             job_id=external_id,
             waiter_delay=int(self.poll_interval),
             cancel_on_kill=self.cancel_on_kill,
-            **aws_trigger_kwargs(self),
+            **aws.trigger_kwargs(self),
             **kwargs,
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``EmrContainerTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        event = translate_trigger_event(
-            event, "job_id", success_message="job run completed", error_message=self._trigger_error_message
-        )
+        event = translate_trigger_event(event, "job_id", "job run completed", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
@@ -264,24 +253,11 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.log.info("Cancelled EMR on EKS job run %s", external_id)
 
     def _cancellation_disabled_reason(self) -> str | None:
-        # Upstream's meaning: cancel_on_kill=False keeps a deferred run when the task is killed.
-        if self.deferrable and not self.cancel_on_kill:
-            return "cancel_on_kill=False (deferrable mode)"
-        return None
+        return aws.deferred_cancel_on_kill_reason(self)
 
     # ----------------------------------------------------------------- helpers
     def _run(self, job_run_id: str) -> dict[str, Any]:
         return emr_status.container_job_run(self.hook.conn, self.virtual_cluster_id, job_run_id)
-
-    def _with_openlineage(self, overrides: dict, context: Context) -> dict:
-        return with_openlineage(
-            overrides,
-            context,
-            parent=self.openlineage_inject_parent_job_info,
-            transport=self.openlineage_inject_transport_info,
-            log=self.log,
-            service="EMR on EKS",
-        )
 
     def _raise_unless_succeeded(self, run: dict[str, Any]) -> None:
         if run.get("state") != emr_status.CONTAINERS_SUCCEEDED:

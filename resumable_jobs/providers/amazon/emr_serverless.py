@@ -31,15 +31,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_links, emr_status
-from resumable_jobs.providers.amazon.aws_parameters import (
-    UpstreamWaitFlag,
-    aws_hook_kwargs,
-    aws_trigger_kwargs,
-    resolve_wait,
-    set_aws_connection,
-    spark_openlineage_defaults,
-)
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
 from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
@@ -144,7 +137,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.client_request_token = client_request_token
         self.config = config or {}
         self.name = name
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination, wait_for_completion, upstream_name="wait_for_completion", owner=owner
         )
         self.waiter_max_attempts = _positive_int("waiter_max_attempts", waiter_max_attempts, owner)
@@ -152,20 +145,18 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.enable_application_ui_links = enable_application_ui_links
         self.cancel_on_kill = cancel_on_kill
-        self.openlineage_inject_parent_job_info, self.openlineage_inject_transport_info = spark_openlineage_defaults(
-            openlineage_inject_parent_job_info, openlineage_inject_transport_info
-        )
-        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id: str | None = None
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> EmrServerlessHook:
         from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
 
-        return EmrServerlessHook(**aws_hook_kwargs(self))
+        return EmrServerlessHook(**aws.hook_kwargs(self))
 
     def execute(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Start the application if needed (also on resuming from its trigger), then run the job."""
@@ -210,7 +201,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
     def submit_job(self, context: Context) -> str:
         request = self.start_job_run_request()
         request.setdefault("name", f"{DEFAULT_NAME_PREFIX}{self.submission_token}")
-        overrides = self._with_openlineage(request.get("configurationOverrides"), context)
+        overrides = with_openlineage(request.get("configurationOverrides"), context, self, service="EMR Serverless")
         if overrides is not None:
             request["configurationOverrides"] = overrides
         request["clientToken"] = self.client_token()
@@ -262,7 +253,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
             waiter_delay=int(self.waiter_delay),
             waiter_max_attempts=self.waiter_max_attempts,
             cancel_on_kill=self.cancel_on_kill,
-            **aws_trigger_kwargs(self),
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
@@ -290,10 +281,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.log.info("Cancelled EMR Serverless job run %s", external_id)
 
     def _cancellation_disabled_reason(self) -> str | None:
-        # Upstream's meaning: cancel_on_kill=False keeps a deferred run when the task is killed.
-        if self.deferrable and not self.cancel_on_kill:
-            return "cancel_on_kill=False (deferrable mode)"
-        return None
+        return aws.deferred_cancel_on_kill_reason(self)
 
     # ----------------------------------------------------------------- helpers
     def _ensure_application_started(self) -> None:
@@ -312,7 +300,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
                     application_id=self.application_id,
                     waiter_delay=int(self.waiter_delay),
                     waiter_max_attempts=self.waiter_max_attempts,
-                    **aws_trigger_kwargs(self),
+                    **aws.trigger_kwargs(self),
                 ),
                 method_name="execute",
                 timeout=timedelta(seconds=self.waiter_max_attempts * self.waiter_delay),
@@ -327,16 +315,6 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
             failure_message="EMR Serverless application failed to start",
             status_message="EMR Serverless application status is",
             status_args=["application.state", "application.stateDetails"],
-        )
-
-    def _with_openlineage(self, overrides: dict | None, context: Context) -> dict | None:
-        return with_openlineage(
-            overrides,
-            context,
-            parent=self.openlineage_inject_parent_job_info,
-            transport=self.openlineage_inject_transport_info,
-            log=self.log,
-            service="EMR Serverless",
         )
 
     def _raise_unless_succeeded(self, run: dict[str, Any]) -> None:

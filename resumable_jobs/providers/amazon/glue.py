@@ -34,15 +34,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import glue_status as status
-from resumable_jobs.providers.amazon.aws_parameters import (
-    UpstreamWaitFlag,
-    aws_hook_kwargs,
-    aws_trigger_kwargs,
-    resolve_wait,
-    set_aws_connection,
-    spark_openlineage_defaults,
-)
 from resumable_jobs.providers.amazon.glue_links import GlueJobRunDetailsLink, job_run_url
 from resumable_jobs.providers.amazon.glue_lookup import (
     TOKEN_ARGUMENT,
@@ -172,7 +165,7 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         self.iam_role_arn = iam_role_arn
         self.create_job_kwargs = create_job_kwargs
         self.run_job_kwargs = run_job_kwargs or {}
-        self.wait_for_termination = resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
+        self.wait_for_termination = aws.resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.verbose = verbose
         self.replace_script_file = replace_script_file
@@ -182,15 +175,13 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         self.job_poll_interval = job_poll_interval
         self.waiter_delay = waiter_delay
         self.waiter_max_attempts = waiter_max_attempts
-        self.openlineage_inject_parent_job_info, self.openlineage_inject_transport_info = spark_openlineage_defaults(
-            openlineage_inject_parent_job_info, openlineage_inject_transport_info
-        )
-        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.s3_script_location: str | None = None
         self._check_parameters(owner, cancel_on_worker_shutdown)
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     # ----------------------------------------------------------------- construction checks
     def _check_parameters(self, owner: str, cancel_on_worker_shutdown: bool | None) -> None:
@@ -251,7 +242,7 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
             create_job_kwargs=dict(self.create_job_kwargs) if self.create_job_kwargs else None,
             update_config=self.update_config,
             job_poll_interval=self.job_poll_interval,
-            **aws_hook_kwargs(self),
+            **aws.hook_kwargs(self),
         )
 
     def _s3_script_location(self) -> str | None:
@@ -376,14 +367,12 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
             verbose=self.verbose,
             waiter_delay=int(self.waiter_delay),
             waiter_max_attempts=self.waiter_max_attempts,
-            **aws_trigger_kwargs(self),
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``GlueJobCompleteTrigger``'s event (``status``, ``run_id``, ``message``) and finish."""
-        event = translate_trigger_event(
-            event, "run_id", success_message="job run succeeded", error_message=self._trigger_error
-        )
+        event = translate_trigger_event(event, "run_id", "job run succeeded", self._trigger_error)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

@@ -33,14 +33,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import flag, owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import redshift_status as status
-from resumable_jobs.providers.amazon.aws_parameters import (
-    UpstreamWaitFlag,
-    aws_hook_kwargs,
-    aws_trigger_kwargs,
-    resolve_wait,
-    set_aws_connection,
-)
 from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
@@ -141,14 +135,14 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
         self.secret_arn = secret_arn
         self.statement_name = statement_name
         self.with_event = _bool("with_event", with_event, False, owner=owner)
-        self.wait_for_termination = resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
+        self.wait_for_termination = aws.resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
         self.poll_interval = poll_interval
         self.return_sql_result = _bool("return_sql_result", return_sql_result, False, owner=owner)
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.session_id = session_id
         self.session_keep_alive_seconds = _checked_keep_alive(session_keep_alive_seconds, owner=owner)
         self.cancel_on_kill = _bool("cancel_on_kill", cancel_on_kill, True, owner=owner)
-        set_aws_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         given = [name for name in _TARGETS if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(
@@ -164,13 +158,13 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
             )
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> RedshiftDataHook:
         from airflow.providers.amazon.aws.hooks.redshift_data import RedshiftDataHook
 
-        return RedshiftDataHook(**aws_hook_kwargs(self))
+        return RedshiftDataHook(**aws.hook_kwargs(self))
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -274,14 +268,12 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
             task_id=self.task_id,
             poll_interval=self.poll_interval,
             cancel_on_kill=self.cancel_on_kill,
-            **aws_trigger_kwargs(self),
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``RedshiftDataTrigger``'s event (``status``, ``statement_id``, ``message``) and finish."""
-        event = translate_trigger_event(
-            event, "statement_id", success_message="statement finished", error_message=self._trigger_error_message
-        )
+        event = translate_trigger_event(event, "statement_id", "statement finished", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

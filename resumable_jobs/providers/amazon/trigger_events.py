@@ -25,7 +25,7 @@ __all__ = ["translate_trigger_event"]
 
 
 def translate_trigger_event(
-    event: Any, id_key: str, *, success_message: str, error_message: Callable[[Any, Any], str]
+    event: Any, id_key: str, success_message: str, error_message: Callable[[Any, Any], str]
 ) -> Any:
     """The mixin's event for upstream's ``event`` (whose job id is under ``id_key``); other events unchanged.
 

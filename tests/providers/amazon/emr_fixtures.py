@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.providers.amazon.aws_env import fake_aws_env
+
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/rj-emr-job"
@@ -51,16 +53,7 @@ def emr_aws(moto_endpoint, monkeypatch):
 
     from resumable_jobs.local.moto_models import emr_containers, emr_serverless
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SECURITY_TOKEN": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ENDPOINT_URL": moto_endpoint,
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    fake_aws_env(monkeypatch, REGION, endpoints={"AWS_ENDPOINT_URL": moto_endpoint})
     urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST")).read()
     models = (emr_serverless.MODEL_NAME, emr_containers.MODEL_NAME)
     for model in models:

@@ -1,4 +1,4 @@
-"""Parameters the AWS operators share: the connection, upstream's wait-flag alias, the old ``region`` name.
+"""What the AWS operators share: the connection, upstream's wait-flag alias, the old ``region`` name, trigger events.
 
 What it is for: the Amazon provider names "wait for the job" differently per operator
 (``wait_for_completion`` on Batch and Glue) and still accepts ``region`` as the old name of
@@ -16,15 +16,20 @@ neither was given (the mixin's default then applies); contradicting values raise
 under the names upstream's hooks (``config``) and triggers (``botocore_config``) take.
 :func:`deferred_cancel_on_kill_reason` is upstream's EMR meaning of ``cancel_on_kill=False``.
 :func:`set_spark_openlineage` sets the ``openlineage_inject_*`` flags of the Spark operators
-(Glue, EMR), each from ``[openlineage]`` when not given.
+(Glue, EMR), each from ``[openlineage]`` when not given. :func:`translate_trigger_event` turns
+the event an upstream trigger ends with (``{"status", <its id key>, "message"}``) into the mixin's
+(``{"status": "success" | "error", "external_id", "message"}``): "success" stays a success, any
+other status is an error whose message the operator builds (typically from the job's own reason).
 
 What it does not do: read any AWS configuration, or build a hook or trigger itself (that would
-import the Amazon provider); it only reconciles what the DAG wrote.
+import the Amazon provider); it only reconciles what the DAG wrote and what a trigger sent. Kept
+in one module the operator modules import anyway, so sharing these adds nothing to import cost.
 """
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from resumable_jobs.mixin.parameters import MODE_FLAGS, flag, is_template
@@ -158,6 +163,21 @@ def deferred_cancel_on_kill_reason(operator: Any) -> str | None:
     if operator.deferrable and not operator.cancel_on_kill:
         return "cancel_on_kill=False (deferrable mode)"
     return None
+
+
+def translate_trigger_event(
+    event: Any, id_key: str, success_message: str, error_message: Callable[[Any, Any], str]
+) -> Any:
+    """The mixin's event for upstream's ``event`` (whose job id is under ``id_key``); other events unchanged.
+
+    ``error_message(external_id, trigger_message)`` is called only for a status other than "success".
+    """
+    if not isinstance(event, dict) or "external_id" in event or id_key not in event:
+        return event
+    external_id = event[id_key]
+    if event.get("status") == "success":
+        return {"status": "success", "external_id": external_id, "message": success_message}
+    return {"status": "error", "external_id": external_id, "message": error_message(external_id, event.get("message"))}
 
 
 class UpstreamWaitFlag:

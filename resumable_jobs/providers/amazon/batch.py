@@ -37,7 +37,6 @@ from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import links, status
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
-from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -316,7 +315,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``BatchJobTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        event = translate_trigger_event(
+        event = aws.translate_trigger_event(
             event,
             "job_id",
             success_message="job succeeded",

@@ -32,7 +32,6 @@ from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_status
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
-from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable
 
 if TYPE_CHECKING:
@@ -241,7 +240,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``EmrContainerTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        event = translate_trigger_event(event, "job_id", "job run completed", self._trigger_error_message)
+        event = aws.translate_trigger_event(event, "job_id", "job run completed", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

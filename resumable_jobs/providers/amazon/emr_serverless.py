@@ -34,7 +34,6 @@ from resumable_jobs.mixin.parameters import owner_of
 from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_links, emr_status
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
-from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -261,7 +260,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         if isinstance(event, dict) and "external_id" not in event and event.get("status") in TRIGGER_END_STATUSES:
             details = event.get("job_details") or {}
             job_run_id = details.get("job_id") or self._job_id_from_xcom(context) or _stored_id(self, context)
-            event = translate_trigger_event(
+            event = aws.translate_trigger_event(
                 {**event, "job_run_id": job_run_id},
                 "job_run_id",
                 success_message="job run succeeded",

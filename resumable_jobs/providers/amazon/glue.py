@@ -44,7 +44,6 @@ from resumable_jobs.providers.amazon.glue_lookup import (
     iter_runs,
     upstream_task_uuid,
 )
-from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -372,7 +371,7 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``GlueJobCompleteTrigger``'s event (``status``, ``run_id``, ``message``) and finish."""
-        event = translate_trigger_event(event, "run_id", "job run succeeded", self._trigger_error)
+        event = aws.translate_trigger_event(event, "run_id", "job run succeeded", self._trigger_error)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

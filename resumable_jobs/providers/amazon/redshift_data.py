@@ -35,7 +35,6 @@ from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import flag, owner_of
 from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import redshift_status as status
-from resumable_jobs.providers.amazon.trigger_events import translate_trigger_event
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -273,7 +272,7 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``RedshiftDataTrigger``'s event (``status``, ``statement_id``, ``message``) and finish."""
-        event = translate_trigger_event(event, "statement_id", "statement finished", self._trigger_error_message)
+        event = aws.translate_trigger_event(event, "statement_id", "statement finished", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

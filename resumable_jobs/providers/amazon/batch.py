@@ -34,8 +34,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import links, status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.lookup import TOKEN_TAG_KEY, find_job_by_token
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
@@ -150,6 +150,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(durable=durable, cancel_on_worker_shutdown=cancel_on_worker_shutdown, **kwargs)
+        owner = owner_of(self)
         self.job_name = job_name
         self.job_definition = job_definition
         self.job_queue = job_queue
@@ -166,10 +167,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.max_retries = max_retries
         self.status_retries = status_retries
         self.tags = tags or {}
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination,
             wait_for_completion,
-            owner=owner_of(self),
+            owner=owner,
             upstream_default=True,
             templated="wait_for_completion" in self.template_fields,
         )
@@ -178,10 +179,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self.awslogs_enabled = awslogs_enabled
         self.awslogs_fetch_interval = awslogs_fetch_interval
         self.submit_job_timeout = submit_job_timeout
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner_of(self))
-        self.verify = verify
-        self.botocore_config = botocore_config
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id = job_id
         if job_id is not None:
             warnings.warn(
@@ -192,19 +190,14 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
             )
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> BatchClientHook:
         from airflow.providers.amazon.aws.hooks.batch_client import BatchClientHook
 
         return BatchClientHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-            max_retries=self.max_retries,
-            status_retries=self.status_retries,
+            **aws.hook_kwargs(self), max_retries=self.max_retries, status_retries=self.status_retries
         )
 
     def execute(self, context: Context) -> Any:
@@ -315,26 +308,19 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
 
         return BatchJobTrigger(
             job_id=external_id,
-            region_name=self.region_name,
-            aws_conn_id=self.aws_conn_id,
             waiter_delay=int(self.poll_interval),
             waiter_max_attempts=self.max_retries,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``BatchJobTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event and "job_id" in event:
-            job_id = event["job_id"]
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": job_id, "message": "job succeeded"}
-            else:
-                event = {
-                    "status": "error",
-                    "external_id": job_id,
-                    "message": self._trigger_error_message(job_id, event.get("message"), context),
-                }
+        event = aws.translate_trigger_event(
+            event,
+            "job_id",
+            success_message="job succeeded",
+            error_message=lambda job_id, message: self._trigger_error_message(job_id, message, context),
+        )
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

@@ -29,10 +29,10 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
-from resumable_jobs.providers.common import default_deferrable, openlineage_default
+from resumable_jobs.providers.common import default_deferrable
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
@@ -130,7 +130,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.job_driver = job_driver
         self.configuration_overrides = configuration_overrides or {}
         self.client_request_token = client_request_token
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination, wait_for_completion, upstream_name="wait_for_completion", owner=owner
         )
         self.poll_interval = poll_interval
@@ -139,32 +139,18 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.job_retry_max_attempts = job_retry_max_attempts
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.cancel_on_kill = cancel_on_kill
-        self.openlineage_inject_parent_job_info = openlineage_default(
-            openlineage_inject_parent_job_info, "spark_inject_parent_job_info"
-        )
-        self.openlineage_inject_transport_info = openlineage_default(
-            openlineage_inject_transport_info, "spark_inject_transport_info"
-        )
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner)
-        self.verify = verify
-        self.botocore_config = botocore_config
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id: str | None = None
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> EmrContainerHook:
         from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
 
-        return EmrContainerHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-            virtual_cluster_id=self.virtual_cluster_id,
-        )
+        return EmrContainerHook(**aws.hook_kwargs(self), virtual_cluster_id=self.virtual_cluster_id)
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -197,7 +183,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
             self.execution_role_arn,
             self.release_label,
             self.job_driver,
-            self._with_openlineage(self.configuration_overrides, context),
+            with_openlineage(self.configuration_overrides, context, self, service="EMR on EKS"),
             self.client_token(),
             self.tags,
             self.job_retry_max_attempts,
@@ -246,27 +232,15 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         return EmrContainerTrigger(
             virtual_cluster_id=self.virtual_cluster_id,
             job_id=external_id,
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
             waiter_delay=int(self.poll_interval),
             cancel_on_kill=self.cancel_on_kill,
+            **aws.trigger_kwargs(self),
             **kwargs,
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``EmrContainerTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event and "job_id" in event:
-            job_id = event["job_id"]
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": job_id, "message": "job run completed"}
-            else:
-                event = {
-                    "status": "error",
-                    "external_id": job_id,
-                    "message": self._trigger_error_message(job_id, event.get("message")),
-                }
+        event = aws.translate_trigger_event(event, "job_id", "job run completed", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
@@ -278,24 +252,11 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self.log.info("Cancelled EMR on EKS job run %s", external_id)
 
     def _cancellation_disabled_reason(self) -> str | None:
-        # Upstream's meaning: cancel_on_kill=False keeps a deferred run when the task is killed.
-        if self.deferrable and not self.cancel_on_kill:
-            return "cancel_on_kill=False (deferrable mode)"
-        return None
+        return aws.deferred_cancel_on_kill_reason(self)
 
     # ----------------------------------------------------------------- helpers
     def _run(self, job_run_id: str) -> dict[str, Any]:
         return emr_status.container_job_run(self.hook.conn, self.virtual_cluster_id, job_run_id)
-
-    def _with_openlineage(self, overrides: dict, context: Context) -> dict:
-        return with_openlineage(
-            overrides,
-            context,
-            parent=self.openlineage_inject_parent_job_info,
-            transport=self.openlineage_inject_transport_info,
-            log=self.log,
-            service="EMR on EKS",
-        )
 
     def _raise_unless_succeeded(self, run: dict[str, Any]) -> None:
         if run.get("state") != emr_status.CONTAINERS_SUCCEEDED:

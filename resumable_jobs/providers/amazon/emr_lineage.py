@@ -6,7 +6,8 @@ names the Airflow task as its parent.
 
 How it works: the common-compat provider's helpers (imported when called) add the
 ``spark.openlineage.*`` properties to the ``spark-defaults`` classification; the operators call
-:func:`with_openlineage` on the overrides they submit, never on the request they fingerprint, so
+:func:`with_openlineage` on the overrides they submit (with the operator, whose
+``openlineage_inject_*`` flags say what to add), never on the request they fingerprint, so
 lineage values that differ per try never look like a changed request.
 
 What it does not do: fail the submission when the lineage provider is missing: it raises, as
@@ -20,8 +21,13 @@ from typing import Any
 __all__ = ["with_openlineage"]
 
 
-def with_openlineage(overrides: Any, context: Any, *, parent: bool, transport: bool, log: Any, service: str) -> Any:
-    """``overrides`` with the asked-for OpenLineage properties (unchanged when neither is asked)."""
+def with_openlineage(overrides: Any, context: Any, operator: Any, *, service: str) -> Any:
+    """``overrides`` with the OpenLineage properties ``operator`` asks for (unchanged when it asks for neither)."""
+    parent, transport, log = (
+        operator.openlineage_inject_parent_job_info,
+        operator.openlineage_inject_transport_info,
+        operator.log,
+    )
     if not (parent or transport):
         return overrides
     from airflow.providers.common.compat.openlineage.utils.spark import (

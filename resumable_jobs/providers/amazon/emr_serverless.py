@@ -31,10 +31,10 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import emr_links, emr_status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.emr_lineage import with_openlineage
-from resumable_jobs.providers.common import default_deferrable, openlineage_default, push_xcom
+from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
@@ -48,6 +48,8 @@ DEFAULT_WAITER_MAX_ATTEMPTS = 25
 #: Application states in which StartJobRun is accepted (upstream's ``APPLICATION_SUCCESS_STATES``).
 APPLICATION_READY = frozenset({"CREATED", "STARTED"})
 DEFAULT_NAME_PREFIX = "emr_serverless_job_airflow_"
+#: The statuses of ``EmrServerlessStartJobTrigger``'s final events; any other is not translated.
+TRIGGER_END_STATUSES = ("success", "failure", "error")
 
 
 class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
@@ -134,7 +136,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.client_request_token = client_request_token
         self.config = config or {}
         self.name = name
-        self.wait_for_termination = resolve_wait(
+        self.wait_for_termination = aws.resolve_wait(
             wait_for_termination, wait_for_completion, upstream_name="wait_for_completion", owner=owner
         )
         self.waiter_max_attempts = _positive_int("waiter_max_attempts", waiter_max_attempts, owner)
@@ -142,28 +144,18 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.enable_application_ui_links = enable_application_ui_links
         self.cancel_on_kill = cancel_on_kill
-        self.openlineage_inject_parent_job_info = openlineage_default(
-            openlineage_inject_parent_job_info, "spark_inject_parent_job_info"
-        )
-        self.openlineage_inject_transport_info = openlineage_default(
-            openlineage_inject_transport_info, "spark_inject_transport_info"
-        )
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner)
-        self.verify = verify
-        self.botocore_config = botocore_config
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.job_id: str | None = None
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> EmrServerlessHook:
         from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
 
-        return EmrServerlessHook(
-            aws_conn_id=self.aws_conn_id, region_name=self.region_name, verify=self.verify, config=self.botocore_config
-        )
+        return EmrServerlessHook(**aws.hook_kwargs(self))
 
     def execute(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Start the application if needed (also on resuming from its trigger), then run the job."""
@@ -208,7 +200,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
     def submit_job(self, context: Context) -> str:
         request = self.start_job_run_request()
         request.setdefault("name", f"{DEFAULT_NAME_PREFIX}{self.submission_token}")
-        overrides = self._with_openlineage(request.get("configurationOverrides"), context)
+        overrides = with_openlineage(request.get("configurationOverrides"), context, self, service="EMR Serverless")
         if overrides is not None:
             request["configurationOverrides"] = overrides
         request["clientToken"] = self.client_token()
@@ -259,26 +251,21 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
             job_id=external_id,
             waiter_delay=int(self.waiter_delay),
             waiter_max_attempts=self.waiter_max_attempts,
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
             cancel_on_kill=self.cancel_on_kill,
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``EmrServerlessStartJobTrigger``'s event (``job_details`` or ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event:
+        if isinstance(event, dict) and "external_id" not in event and event.get("status") in TRIGGER_END_STATUSES:
             details = event.get("job_details") or {}
             job_run_id = details.get("job_id") or self._job_id_from_xcom(context) or _stored_id(self, context)
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": job_run_id, "message": "job run succeeded"}
-            elif event.get("status") in ("failure", "error"):
-                event = {
-                    "status": "error",
-                    "external_id": job_run_id,
-                    "message": self._trigger_error_message(job_run_id, event.get("message")),
-                }
+            event = aws.translate_trigger_event(
+                {**event, "job_run_id": job_run_id},
+                "job_run_id",
+                success_message="job run succeeded",
+                error_message=self._trigger_error_message,
+            )
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
@@ -293,10 +280,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self.log.info("Cancelled EMR Serverless job run %s", external_id)
 
     def _cancellation_disabled_reason(self) -> str | None:
-        # Upstream's meaning: cancel_on_kill=False keeps a deferred run when the task is killed.
-        if self.deferrable and not self.cancel_on_kill:
-            return "cancel_on_kill=False (deferrable mode)"
-        return None
+        return aws.deferred_cancel_on_kill_reason(self)
 
     # ----------------------------------------------------------------- helpers
     def _ensure_application_started(self) -> None:
@@ -315,10 +299,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
                     application_id=self.application_id,
                     waiter_delay=int(self.waiter_delay),
                     waiter_max_attempts=self.waiter_max_attempts,
-                    aws_conn_id=self.aws_conn_id,
-                    region_name=self.region_name,
-                    verify=self.verify,
-                    botocore_config=self.botocore_config,
+                    **aws.trigger_kwargs(self),
                 ),
                 method_name="execute",
                 timeout=timedelta(seconds=self.waiter_max_attempts * self.waiter_delay),
@@ -333,16 +314,6 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
             failure_message="EMR Serverless application failed to start",
             status_message="EMR Serverless application status is",
             status_args=["application.state", "application.stateDetails"],
-        )
-
-    def _with_openlineage(self, overrides: dict | None, context: Context) -> dict | None:
-        return with_openlineage(
-            overrides,
-            context,
-            parent=self.openlineage_inject_parent_job_info,
-            transport=self.openlineage_inject_transport_info,
-            log=self.log,
-            service="EMR Serverless",
         )
 
     def _raise_unless_succeeded(self, run: dict[str, Any]) -> None:

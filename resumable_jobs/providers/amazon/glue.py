@@ -34,8 +34,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import glue_status as status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.amazon.glue_links import GlueJobRunDetailsLink, job_run_url
 from resumable_jobs.providers.amazon.glue_lookup import (
     TOKEN_ARGUMENT,
@@ -44,7 +44,7 @@ from resumable_jobs.providers.amazon.glue_lookup import (
     iter_runs,
     upstream_task_uuid,
 )
-from resumable_jobs.providers.common import default_deferrable, openlineage_default, push_xcom
+from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.glue import GlueJobHook
@@ -164,7 +164,7 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         self.iam_role_arn = iam_role_arn
         self.create_job_kwargs = create_job_kwargs
         self.run_job_kwargs = run_job_kwargs or {}
-        self.wait_for_termination = resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
+        self.wait_for_termination = aws.resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.verbose = verbose
         self.replace_script_file = replace_script_file
@@ -174,21 +174,13 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         self.job_poll_interval = job_poll_interval
         self.waiter_delay = waiter_delay
         self.waiter_max_attempts = waiter_max_attempts
-        self.openlineage_inject_parent_job_info = openlineage_default(
-            openlineage_inject_parent_job_info, "spark_inject_parent_job_info"
-        )
-        self.openlineage_inject_transport_info = openlineage_default(
-            openlineage_inject_transport_info, "spark_inject_transport_info"
-        )
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner)
-        self.verify = verify
-        self.botocore_config = botocore_config
+        aws.set_spark_openlineage(self, openlineage_inject_parent_job_info, openlineage_inject_transport_info)
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         self.s3_script_location: str | None = None
         self._check_parameters(owner, cancel_on_worker_shutdown)
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     # ----------------------------------------------------------------- construction checks
     def _check_parameters(self, owner: str, cancel_on_worker_shutdown: bool | None) -> None:
@@ -242,8 +234,6 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
             script_location=self._s3_script_location(),
             retry_limit=self.retry_limit,
             num_of_dpus=self.num_of_dpus,
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
             s3_bucket=self.s3_bucket,
             iam_role_name=self.iam_role_name,
             iam_role_arn=self.iam_role_arn,
@@ -251,8 +241,7 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
             create_job_kwargs=dict(self.create_job_kwargs) if self.create_job_kwargs else None,
             update_config=self.update_config,
             job_poll_interval=self.job_poll_interval,
-            verify=self.verify,
-            config=self.botocore_config,
+            **aws.hook_kwargs(self),
         )
 
     def _s3_script_location(self) -> str | None:
@@ -375,22 +364,14 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
             job_name=self.job_name,
             run_id=external_id,
             verbose=self.verbose,
-            aws_conn_id=self.aws_conn_id,
             waiter_delay=int(self.waiter_delay),
             waiter_max_attempts=self.waiter_max_attempts,
-            region_name=self.region_name,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``GlueJobCompleteTrigger``'s event (``status``, ``run_id``, ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event and "run_id" in event:
-            run_id = event["run_id"]
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": run_id, "message": "job run succeeded"}
-            else:
-                event = {"status": "error", "external_id": run_id, "message": self._trigger_error(run_id, event)}
+        event = aws.translate_trigger_event(event, "run_id", "job run succeeded", self._trigger_error)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:
@@ -472,9 +453,8 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         except Exception as error:  # noqa: BLE001 - log streaming must not fail the run it reports on
             self.log.warning("Could not stream the logs of AWS Glue job run %s: %s", run_id, error)
 
-    def _trigger_error(self, run_id: str, event: dict[str, Any]) -> str:
+    def _trigger_error(self, run_id: str, message: Any) -> str:
         """The run's own failure summary when it ended; otherwise the trigger's message and the state."""
-        message = event.get("message")
         try:
             run = status.describe_run(self.hook.conn, self.job_name, run_id)
         except Exception as error:  # noqa: BLE001 - the trigger's message is still worth raising

@@ -33,8 +33,8 @@ from airflow.sdk import BaseOperator
 
 from resumable_jobs import ExternalJobFailed, ResumableJobMixin
 from resumable_jobs.mixin.parameters import flag, owner_of
+from resumable_jobs.providers.amazon import aws_parameters as aws
 from resumable_jobs.providers.amazon import redshift_status as status
-from resumable_jobs.providers.amazon.aws_parameters import UpstreamWaitFlag, resolve_region, resolve_wait
 from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
@@ -134,17 +134,14 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
         self.secret_arn = secret_arn
         self.statement_name = statement_name
         self.with_event = _bool("with_event", with_event, False, owner=owner)
-        self.wait_for_termination = resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
+        self.wait_for_termination = aws.resolve_wait(wait_for_termination, wait_for_completion, owner=owner)
         self.poll_interval = poll_interval
         self.return_sql_result = _bool("return_sql_result", return_sql_result, False, owner=owner)
         self.deferrable = default_deferrable() if deferrable is None else deferrable
         self.session_id = session_id
         self.session_keep_alive_seconds = _checked_keep_alive(session_keep_alive_seconds, owner=owner)
         self.cancel_on_kill = _bool("cancel_on_kill", cancel_on_kill, True, owner=owner)
-        self.aws_conn_id = aws_conn_id
-        self.region_name = resolve_region(region_name, region, owner=owner)
-        self.verify = verify
-        self.botocore_config = botocore_config
+        aws.set_connection(self, aws_conn_id, region_name, verify, botocore_config, region=region, owner=owner)
         given = [name for name in _TARGETS if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(
@@ -160,18 +157,13 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
             )
 
     #: Upstream's name for ``wait_for_termination``: one value under both names.
-    wait_for_completion = UpstreamWaitFlag()
+    wait_for_completion = aws.UpstreamWaitFlag()
 
     @cached_property
     def hook(self) -> RedshiftDataHook:
         from airflow.providers.amazon.aws.hooks.redshift_data import RedshiftDataHook
 
-        return RedshiftDataHook(
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            config=self.botocore_config,
-        )
+        return RedshiftDataHook(**aws.hook_kwargs(self))
 
     def execute(self, context: Context) -> Any:
         return self.execute_resumable(context)
@@ -274,22 +266,13 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
             statement_id=external_id,
             task_id=self.task_id,
             poll_interval=self.poll_interval,
-            aws_conn_id=self.aws_conn_id,
-            region_name=self.region_name,
-            verify=self.verify,
-            botocore_config=self.botocore_config,
             cancel_on_kill=self.cancel_on_kill,
+            **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
         """Translate ``RedshiftDataTrigger``'s event (``status``, ``statement_id``, ``message``) and finish."""
-        if isinstance(event, dict) and "external_id" not in event and "statement_id" in event:
-            statement_id = event["statement_id"]
-            if event.get("status") == "success":
-                event = {"status": "success", "external_id": statement_id, "message": "statement finished"}
-            else:
-                message = self._trigger_error_message(statement_id, event.get("message"))
-                event = {"status": "error", "external_id": statement_id, "message": message}
+        event = aws.translate_trigger_event(event, "statement_id", "statement finished", self._trigger_error_message)
         return super().execute_complete(context, event)
 
     def on_job_selected(self, external_id: Any, context: Context) -> None:

@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 
+from tests.providers.amazon.aws_env import fake_aws_env
+
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
 QUEUE = "rj-queue"
@@ -32,19 +34,24 @@ QUEUE_ARN = f"arn:aws:batch:{REGION}:{ACCOUNT}:job-queue/{QUEUE}"
 DEFINITION_ARN = f"arn:aws:batch:{REGION}:{ACCOUNT}:job-definition/{DEFINITION}:1"
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _airflow_builds_its_first_operator():
+    """Airflow 3.0 imports its serialization modules when a process builds its first operator, and they warn
+    about Airflow's own deprecated names; build one here, so that a test asserting that an operator warns
+    nothing sees only what the operator warns, whichever test runs first."""
+    import warnings
+
+    from airflow.sdk import BaseOperator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        BaseOperator(task_id="first_operator_of_the_session")
+
+
 @pytest.fixture
 def aws_env(monkeypatch):
     """Fake credentials and a region, so no test can reach a real AWS account."""
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SECURITY_TOKEN": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "MOTO_SIMPLE_BATCH_FAIL_AFTER"):
-        monkeypatch.delenv(name, raising=False)
+    fake_aws_env(monkeypatch, REGION, unset=("AWS_ENDPOINT_URL", "MOTO_SIMPLE_BATCH_FAIL_AFTER"))
 
 
 @dataclass
@@ -145,9 +152,8 @@ def job_detail(job_id: str, status: str, *, reason: str | None = None, exit_code
 def stubbed_batch(aws_env, monkeypatch):
     """A real boto3 Batch client under botocore's Stubber, used by the real BatchClientHook."""
     import boto3
-    from botocore.stub import Stubber
-
     from airflow.providers.amazon.aws.hooks.batch_client import BatchClientHook
+    from botocore.stub import Stubber
 
     client = boto3.client("batch", region_name=REGION)
     monkeypatch.setattr(BatchClientHook, "conn", property(lambda self: client))
@@ -159,10 +165,9 @@ def stubbed_batch(aws_env, monkeypatch):
 @pytest.fixture
 def batch_trigger_in_process(monkeypatch):
     """Let ``BatchJobTrigger`` fire without aiobotocore (see the module docstring)."""
-    from botocore.exceptions import WaiterError
-
     from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
     from airflow.triggers.base import TriggerEvent
+    from botocore.exceptions import WaiterError
 
     async def run(self):
         job_id = self.return_value

@@ -9,6 +9,8 @@
 * ``serverless_app`` / ``virtual_cluster``: one application / virtual cluster and a view of what
   moto saw: ``runs()`` lists every job run (ListJobRuns), ``hold()`` / ``release()`` / ``fail()``
   / ``progress(times)`` set the runs' progression (see ``_job_runs`` in the moto models).
+* ``serverless_operator(app, **kwargs)`` / ``container_operator(cluster, **kwargs)``: the operator
+  on that application / virtual cluster, reaching moto, polling without sleeping.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+from tests.providers.amazon.aws_env import fake_aws_env
 
 REGION = "eu-west-1"
 ACCOUNT = "123456789012"
@@ -49,16 +53,7 @@ def emr_aws(moto_endpoint, monkeypatch):
 
     from resumable_jobs.local.moto_models import emr_containers, emr_serverless
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_SECURITY_TOKEN": "testing",
-        "AWS_SESSION_TOKEN": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ENDPOINT_URL": moto_endpoint,
-    }.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    fake_aws_env(monkeypatch, REGION, endpoints={"AWS_ENDPOINT_URL": moto_endpoint})
     urllib.request.urlopen(urllib.request.Request(f"{moto_endpoint}/moto-api/reset", method="POST")).read()
     models = (emr_serverless.MODEL_NAME, emr_containers.MODEL_NAME)
     for model in models:
@@ -139,6 +134,25 @@ def virtual_cluster(emr_aws):
     provider = {"id": "rj-eks", "type": "EKS", "info": {"eksInfo": {"namespace": "rj-jobs"}}}
     cluster_id = client.create_virtual_cluster(name="rj-vc", containerProvider=provider)["id"]
     return VirtualCluster(client, MODEL_NAME, cluster_id)
+
+
+#: What both EMR operators need to reach moto and poll without sleeping (besides their own poll interval).
+_TO_MOTO = {"aws_conn_id": None, "region_name": REGION, "execution_role_arn": ROLE}
+
+
+def serverless_operator(app: ServerlessApp, **kwargs: Any) -> Any:
+    from resumable_jobs.providers.amazon import EmrServerlessStartJobOperator
+
+    given = {"task_id": "spark_etl", "job_driver": SPARK_DRIVER, "waiter_delay": 0, **kwargs}
+    return EmrServerlessStartJobOperator(**{**_TO_MOTO, "application_id": app.application_id, **given})
+
+
+def container_operator(cluster: VirtualCluster, **kwargs: Any) -> Any:
+    from resumable_jobs.providers.amazon import EmrContainerOperator
+
+    given = {"task_id": "eks_etl", "name": "nightly-etl", "job_driver": EKS_DRIVER, "poll_interval": 0, **kwargs}
+    defaults = {**_TO_MOTO, "virtual_cluster_id": cluster.virtual_cluster_id, "release_label": "emr-6.15.0-latest"}
+    return EmrContainerOperator(**{**defaults, **given})
 
 
 def set_transition_over_http(endpoint: str, model: str, transition: dict[str, Any]) -> None:

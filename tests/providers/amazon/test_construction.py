@@ -1,11 +1,6 @@
-"""Parameters, drop-in compatibility and module import cost (no AWS calls)."""
+"""BatchOperator's own parameters and drop-in details (no AWS calls; shared checks: test_shared_construction)."""
 
 from __future__ import annotations
-
-import json
-import subprocess
-import sys
-import warnings
 
 import pytest
 
@@ -16,49 +11,12 @@ from resumable_jobs.providers.amazon.links import (
     BatchJobDetailsLink,
     BatchJobQueueLink,
 )
-
-REQUIRED = {"job_name": "n", "job_queue": "q", "job_definition": "d"}
-
-
-def _op(**kwargs):
-    return BatchOperator(task_id=kwargs.pop("task_id", "batch"), **REQUIRED, **kwargs)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "waits"),
-    [({}, True), ({"wait_for_completion": False}, False), ({"wait_for_termination": False}, False),
-     ({"wait_for_completion": True, "wait_for_termination": True}, True)],
-)
-def test_wait_for_completion_is_an_alias_of_wait_for_termination(kwargs, waits):
-    op = _op(**kwargs)
-    assert op.wait_for_termination is waits and op.wait_for_completion is waits
-
-
-def test_contradicting_wait_parameters_are_rejected():
-    with pytest.raises(ValueError, match="wait_for_termination=True and wait_for_completion=False contradict"):
-        _op(wait_for_termination=True, wait_for_completion=False)
-
-
-def test_deferrable_without_waiting_warns_naming_the_fix():
-    with pytest.warns(UserWarning, match="Set wait_for_termination=True"):
-        _op(deferrable=True, wait_for_completion=False)
-
-
-def test_deferrable_defaults_to_the_operators_default_deferrable_option(monkeypatch):
-    assert _op().deferrable is False
-    monkeypatch.setenv("AIRFLOW__OPERATORS__DEFAULT_DEFERRABLE", "True")
-    assert _op().deferrable is True
+from tests.providers.amazon.builders import batch as _op
 
 
 def test_job_id_argument_warns_that_it_does_not_attach():
     with pytest.warns(UserWarning, match="job_id= does not attach"):
         _op(job_id="abc")
-
-
-def test_no_warning_for_a_plain_operator():
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        _op()
 
 
 def test_upstream_template_fields_and_extra_links():
@@ -68,18 +26,6 @@ def test_upstream_template_fields_and_extra_links():
         BatchJobDetailsLink, BatchJobDefinitionLink, BatchJobQueueLink, BatchCloudWatchLogsLink,
     ]
     assert BatchOperator.external_id_key == "batch_job_id"
-
-
-def test_region_is_accepted_as_the_old_name_of_region_name():
-    with pytest.warns(UserWarning, match="region= is the old name of region_name"):
-        op = _op(region="eu-west-1")
-    assert op.region_name == "eu-west-1"
-    assert op.hook.region_name == "eu-west-1"  # the client goes to the region the DAG asked for
-
-
-def test_region_and_a_different_region_name_are_rejected():
-    with pytest.raises(ValueError, match="region='eu-west-1' and region_name='us-east-1' contradict"):
-        _op(region="eu-west-1", region_name="us-east-1")
 
 
 def test_job_id_and_waiters_render_as_upstream_templates():
@@ -103,23 +49,3 @@ def test_wait_for_completion_takes_a_template_and_a_wrong_plain_value_still_fail
 def test_a_templated_wait_for_completion_cannot_be_combined_with_wait_for_termination():
     with pytest.raises(ValueError, match="pass only one"):
         _op(wait_for_termination=False, wait_for_completion="{{ params.wait }}")
-
-
-def test_fingerprint_follows_the_request_and_ignores_the_token():
-    a, b = _op(parameters={"day": "1"}), _op(parameters={"day": "1"})
-    b.submission_token = "another-token"
-    assert a.request_fingerprint({}) == b.request_fingerprint({})
-    assert a.request_fingerprint({}) != _op(parameters={"day": "2"}).request_fingerprint({})
-
-
-def test_importing_the_module_pulls_in_no_provider_or_aws_sdk():
-    probe = (
-        "import json, sys; import airflow.sdk; before = set(sys.modules); "
-        "import resumable_jobs.providers.amazon; "
-        "print(json.dumps(sorted(set(sys.modules) - before)))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    added = json.loads(out.strip().splitlines()[-1])
-    assert "resumable_jobs.providers.amazon.batch" in added  # the probe did import our module
-    heavy = ("boto3", "botocore", "aiobotocore", "aiohttp", "airflow.providers.amazon.aws")
-    assert [m for m in added if m.split(".")[0] in heavy[:4] or m.startswith(heavy[4])] == []

@@ -1,63 +1,13 @@
-"""Building the EMR operators: aliases, bad input named at construction, templates, import cost."""
+"""The EMR operators' own construction: bad input by name, templates, tokens (shared: test_shared_construction)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import pytest
 
-from resumable_jobs.providers.amazon import EmrContainerOperator, EmrServerlessStartJobOperator
-
-
-def _serverless(**kwargs):
-    kwargs.setdefault("task_id", "spark_etl")
-    return EmrServerlessStartJobOperator(application_id="app", execution_role_arn="role", job_driver={}, **kwargs)
-
-
-def _containers(**kwargs):
-    kwargs.setdefault("task_id", "eks_etl")
-    return EmrContainerOperator(
-        name="n",
-        virtual_cluster_id="vc",
-        execution_role_arn="role",
-        release_label="emr-7.0.0-latest",
-        job_driver={},
-        **kwargs,
-    )
-
+from tests.providers.amazon.builders import emr_containers as _containers
+from tests.providers.amazon.builders import emr_serverless as _serverless
 
 BUILDERS = [pytest.param(_serverless, id="EmrServerless"), pytest.param(_containers, id="EmrContainer")]
-
-
-@pytest.mark.parametrize("build", BUILDERS)
-@pytest.mark.parametrize(
-    ("kwargs", "waits"), [({}, True), ({"wait_for_completion": False}, False), ({"wait_for_termination": False}, False)]
-)
-def test_wait_for_completion_is_an_alias_of_wait_for_termination(build, kwargs, waits):
-    op = build(**kwargs)
-    assert op.wait_for_termination is waits and op.wait_for_completion is waits
-
-
-@pytest.mark.parametrize("build", BUILDERS)
-def test_contradicting_wait_parameters_name_both(build):
-    with pytest.raises(ValueError, match="wait_for_termination=True and wait_for_completion=False contradict"):
-        build(wait_for_termination=True, wait_for_completion=False)
-
-
-@pytest.mark.parametrize("build", BUILDERS)
-def test_wait_for_completion_must_be_a_bool(build):
-    with pytest.raises(TypeError, match="wait_for_completion must be True or False"):
-        build(wait_for_completion="no")
-
-
-@pytest.mark.parametrize("build", BUILDERS)
-def test_region_is_the_old_name_of_region_name(build):
-    with pytest.warns(UserWarning, match="region= is the old name of region_name"):
-        assert build(region="eu-west-1").region_name == "eu-west-1"
-    with pytest.raises(ValueError, match="region='eu-west-1' and region_name='us-east-1' contradict"):
-        build(region="eu-west-1", region_name="us-east-1")
 
 
 @pytest.mark.parametrize("build", BUILDERS)
@@ -119,18 +69,3 @@ def test_cancel_on_kill_false_disables_cancellation_in_deferrable_mode_only(buil
         "cancel_on_kill=False (deferrable mode)"
     )
     assert build(cancel_on_kill=False, deferrable=False)._cancellation_disabled_reason() is None
-
-
-def test_importing_the_package_pulls_in_no_provider_or_aws_sdk():
-    probe = (
-        "import json, sys; import airflow.sdk; before = set(sys.modules); "
-        "import resumable_jobs.providers.amazon; "
-        "print(json.dumps(sorted(set(sys.modules) - before)))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    added = json.loads(out.strip().splitlines()[-1])
-    assert {"resumable_jobs.providers.amazon.emr_serverless", "resumable_jobs.providers.amazon.emr_containers"} <= set(
-        added
-    )
-    heavy = ("boto3", "botocore", "aiobotocore", "aiohttp")
-    assert [m for m in added if m.split(".")[0] in heavy or m.startswith("airflow.providers.amazon.aws")] == []

@@ -9,9 +9,8 @@ from typing import ClassVar
 
 import pytest
 
-from resumable_jobs.providers.amazon import EmrContainerOperator, EmrServerlessStartJobOperator
 from tests.hardening import HardeningScenarios
-from tests.providers.amazon.emr_fixtures import EKS_DRIVER, REGION, ROLE
+from tests.providers.amazon.emr_fixtures import EKS_DRIVER, container_operator, serverless_operator
 
 pytestmark = pytest.mark.durable_only
 
@@ -22,11 +21,21 @@ def _serverless_driver(*arguments: str) -> dict:
     return {"sparkSubmit": {"entryPoint": "s3://rj/etl.py", "entryPointArguments": list(arguments)}}
 
 
+class _EmrRuns(HardeningScenarios):
+    """Both services: a submission is a run in ListJobRuns; a run left alone is not CANCELLED."""
+
+    def submissions(self, backend):
+        return len(backend.runs())
+
+    def assert_left_running(self, backend, old_id):
+        assert backend.run(old_id)["state"] != "CANCELLED"
+
+
 def _eks_driver(*arguments: str) -> dict:
     return {"sparkSubmitJobDriver": {**EKS_DRIVER["sparkSubmitJobDriver"], "entryPointArguments": list(arguments)}}
 
 
-class TestEmrServerlessHardening(HardeningScenarios):
+class TestEmrServerlessHardening(_EmrRuns):
     secret = SECRET
     secret_request: ClassVar[dict] = {"job_driver": _serverless_driver("--password", SECRET)}
     first_request: ClassVar[dict] = {"job_driver": _serverless_driver("--day", "1")}
@@ -38,18 +47,10 @@ class TestEmrServerlessHardening(HardeningScenarios):
         return serverless_app
 
     def make(self, **kwargs):
-        defaults = {"task_id": "spark_etl", "application_id": self.app.application_id, "execution_role_arn": ROLE}
-        defaults.update(job_driver=_serverless_driver(), aws_conn_id=None, region_name=REGION, waiter_delay=0)
-        return EmrServerlessStartJobOperator(**{**defaults, **kwargs})
-
-    def submissions(self, backend):
-        return len(backend.runs())
-
-    def assert_left_running(self, backend, old_id):
-        assert backend.run(old_id)["state"] != "CANCELLED"
+        return serverless_operator(self.app, **{"job_driver": _serverless_driver(), **kwargs})
 
 
-class TestEmrContainerHardening(HardeningScenarios):
+class TestEmrContainerHardening(_EmrRuns):
     secret = SECRET
     secret_request: ClassVar[dict] = {"job_driver": _eks_driver("--password", SECRET)}
     first_request: ClassVar[dict] = {"job_driver": _eks_driver("--day", "1")}
@@ -62,13 +63,4 @@ class TestEmrContainerHardening(HardeningScenarios):
         return virtual_cluster
 
     def make(self, **kwargs):
-        defaults = {"task_id": "eks_etl", "name": "etl", "virtual_cluster_id": self.cluster.virtual_cluster_id}
-        defaults.update(execution_role_arn=ROLE, release_label="emr-6.15.0-latest", job_driver=_eks_driver())
-        defaults.update(aws_conn_id=None, region_name=REGION, poll_interval=0)
-        return EmrContainerOperator(**{**defaults, **kwargs})
-
-    def submissions(self, backend):
-        return len(backend.runs())
-
-    def assert_left_running(self, backend, old_id):
-        assert backend.run(old_id)["state"] != "CANCELLED"
+        return container_operator(self.cluster, **{"name": "etl", "job_driver": _eks_driver(), **kwargs})

@@ -1,41 +1,14 @@
-"""GlueJobOperator's parameters, drop-in details and module import cost (no AWS calls)."""
+"""GlueJobOperator's own parameters and drop-in details (no AWS calls; shared checks: test_shared_construction)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import warnings
 
 import pytest
 
 from resumable_jobs.providers.amazon import GlueJobOperator
 from resumable_jobs.providers.amazon.glue_links import GlueJobRunDetailsLink
-
-
-def _op(**kwargs):
-    kwargs.setdefault("task_id", "glue")
-    kwargs.setdefault("script_location", "s3://bucket/etl.py")
-    return GlueJobOperator(**kwargs)
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "waits"),
-    [({}, True), ({"wait_for_completion": False}, False), ({"wait_for_termination": False}, False)],
-)
-def test_wait_for_completion_is_an_alias_of_wait_for_termination(kwargs, waits):
-    op = _op(**kwargs)
-    assert op.wait_for_termination is waits and op.wait_for_completion is waits
-
-
-def test_contradicting_wait_parameters_are_rejected():
-    with pytest.raises(ValueError, match="wait_for_termination=True and wait_for_completion=False contradict"):
-        _op(wait_for_termination=True, wait_for_completion=False)
-
-
-def test_deferrable_without_waiting_warns_naming_the_fix():
-    with pytest.warns(UserWarning, match="Set wait_for_termination=True"):
-        _op(deferrable=True, wait_for_completion=False)
+from tests.providers.amazon.builders import glue as _op
 
 
 def test_a_plain_operator_warns_nothing_and_has_upstreams_defaults():
@@ -99,23 +72,3 @@ def test_upstream_template_fields_link_and_store_key():
     assert [type(link) for link in GlueJobOperator.operator_extra_links] == [GlueJobRunDetailsLink]
     assert GlueJobRunDetailsLink.name == Upstream.operator_extra_links[0].name
     assert GlueJobOperator.external_id_key == Upstream.external_id_key == "glue_job_run_id"
-
-
-def test_fingerprint_follows_the_request_and_ignores_the_token():
-    a, b = _op(script_args={"--day": "1"}), _op(script_args={"--day": "1"})
-    b.submission_token = "another-token"
-    assert a.request_fingerprint({}) == b.request_fingerprint({})
-    assert a.request_fingerprint({}) != _op(script_args={"--day": "2"}).request_fingerprint({})
-
-
-def test_importing_the_module_pulls_in_no_provider_or_aws_sdk():
-    probe = (
-        "import json, sys; import airflow.sdk; before = set(sys.modules); "
-        "import resumable_jobs.providers.amazon.glue; "
-        "print(json.dumps(sorted(set(sys.modules) - before)))"
-    )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    added = json.loads(out.strip().splitlines()[-1])
-    assert "resumable_jobs.providers.amazon.glue" in added  # the probe did import our module
-    heavy = ("boto3", "botocore", "aiobotocore", "aiohttp", "moto")
-    assert [m for m in added if m.split(".")[0] in heavy or m.startswith("airflow.providers.")] == []

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.providers.amazon.aws_env import fake_aws_env
+
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
 CLUSTER = "rj-cluster"
@@ -68,18 +70,9 @@ class MotoRedshift:
 
 
 @pytest.fixture(scope="session")
-def redshift_server():
-    """One threaded moto server for the session (our models installed), on a free port."""
-    from moto.server import ThreadedMotoServer
-
-    from resumable_jobs.local.moto_models import install_all
-
-    install_all()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    host, port = server.get_host_and_port()
-    yield f"http://{host}:{port}"
-    server.stop()
+def redshift_server(moto_endpoint):
+    """The session's threaded moto server, our models installed (``moto_endpoint`` in emr_fixtures.py)."""
+    return moto_endpoint
 
 
 @pytest.fixture
@@ -90,15 +83,13 @@ def moto_redshift(redshift_server, monkeypatch):
 
     from resumable_jobs.local.moto_models.redshift_data import MODEL_NAME
 
-    for name, value in {
-        "AWS_ACCESS_KEY_ID": "testing",
-        "AWS_SECRET_ACCESS_KEY": "testing",
-        "AWS_DEFAULT_REGION": REGION,
-        "AWS_ENDPOINT_URL_REDSHIFT_DATA": redshift_server,
-    }.items():
-        monkeypatch.setenv(name, value)
-    for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"):
-        monkeypatch.delenv(name, raising=False)
+    fake_aws_env(
+        monkeypatch,
+        REGION,
+        session_tokens=False,
+        endpoints={"AWS_ENDPOINT_URL_REDSHIFT_DATA": redshift_server},
+        unset=("AWS_ENDPOINT_URL", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN"),
+    )
     get_backend("redshift-data").reset()
     state_manager.unset_transition(MODEL_NAME)
     yield MotoRedshift(redshift_server)

@@ -854,7 +854,9 @@ def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[st
         rows = task_instances(run_id)
     finally:
         stop_group(triggerer, grace=20)
-    clean_up(run_id)
+        # Also after a failed case: its deferred task instances' triggers would otherwise be the oldest
+        # rows, which the next case's triggerer assigns first (by created_date), filling its capacity.
+        clean_up(run_id)
 
     calls = snapshot["calls"]
     in_window = [t for times in calls.values() for t in times if window_start <= t < window_end]

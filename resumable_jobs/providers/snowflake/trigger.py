@@ -14,8 +14,8 @@ opening a new ``aiohttp`` session, and logging the whole answer. Here every trig
 loop and connection shares one set of headers - built in a worker thread by upstream's hook, and
 rebuilt after :data:`HEADER_REUSE` or the JWT's renewal time, whichever is shorter - and one
 ``aiohttp`` session (:mod:`resumable_jobs.providers.shared_clients`); a poll is only the GET on the
-loop, and a statement that is still running is logged once, not once per poll. It serialises under
-its own class path with upstream's kwargs.
+loop, and a statement is logged once when it runs and once when it succeeded (upstream's hook logs
+every answer in full). It serialises under its own class path with upstream's kwargs.
 
 What it does not do: avoid importing upstream's trigger module - it subclasses it, so the module
 is imported where the trigger is (in the triggerer, and inside ``build_trigger``), never when a
@@ -102,7 +102,12 @@ class SnowflakeStatementsTrigger(SnowflakeSqlApiTrigger):
             if status_code == 202:  # still running: upstream's "running" status, without logging every poll
                 self._log_running_once(query_id)
                 return dict(_RUNNING)
-            return hook._process_response(status_code, answer)
+            if status_code == 200:  # succeeded: upstream's "success" status, without logging the whole result
+                self.log.info("Snowflake statement %s succeeded", query_id)
+                single = [answer["statementHandle"]] if answer.get("statementHandle") else []
+                handles = answer.get("statementHandles") or single
+                return {"status": "success", "message": answer["message"], "statement_handles": handles}
+            return hook._process_response(status_code, answer)  # failed: upstream's error message
 
     def _log_running_once(self, query_id: str) -> None:
         logged = self.__dict__.setdefault("_logged_running", set())

@@ -319,7 +319,7 @@ def test_yarn_trigger_answers_a_negotiate_challenge_once_then_rides_the_rms_cook
     assert seen == ["none", "Negotiate dGlja2V0", "cookie", "cookie", "cookie"]
 
 
-def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session_and_log_each_state_once(monkeypatch):
+def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session_and_log_once(monkeypatch):
     import datetime
 
     from resumable_jobs.local.standins import snowflake_route
@@ -349,6 +349,9 @@ def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session
     class Recorder:
         def info(self, message: str, *args: Any) -> None:
             logged.append(message % args)
+
+        def debug(self, message: str, *args: Any) -> None:
+            logged.append("debug: " + message % args)
 
     monkeypatch.setattr(hook_class, "get_request_url_header_params", counting_build)
     monkeypatch.setattr(shared_clients, "_open_http_session", counting_open)
@@ -386,5 +389,5 @@ def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session
     assert len(opened) == 1 and opened[0].closed
     assert sorted(logged) == sorted(  # once per statement and state, not once per read
         [f"Snowflake statement {h} is running; checking every 0 s" for h in handles]
-        + [f"Snowflake statement {h} succeeded" for h in handles]
+        + [f"debug: Snowflake statement {h} succeeded" for h in handles]
     )

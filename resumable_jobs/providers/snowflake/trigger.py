@@ -14,8 +14,10 @@ opening a new ``aiohttp`` session, and logging the whole answer. Here every trig
 loop and connection shares one set of headers - built in a worker thread by upstream's hook, and
 rebuilt after :data:`HEADER_REUSE` or the JWT's renewal time, whichever is shorter - and one
 ``aiohttp`` session (:mod:`resumable_jobs.providers.shared_clients`); a poll is only the GET on the
-loop, and a statement is logged once when it runs and once when it succeeded (upstream's hook logs
-every answer in full). It serialises under its own class path with upstream's kwargs.
+loop, and a running statement is logged once at info level, its success at debug level (upstream's
+hook logs every answer in full at info level; when a thousand jobs end in the same second, a
+thousand log lines - each shipped to the triggerer's supervisor and written to a task log - stall
+the loop for most of a second). It serialises under its own class path with upstream's kwargs.
 
 What it does not do: avoid importing upstream's trigger module - it subclasses it, so the module
 is imported where the trigger is (in the triggerer, and inside ``build_trigger``), never when a
@@ -103,7 +105,7 @@ class SnowflakeStatementsTrigger(SnowflakeSqlApiTrigger):
                 self._log_running_once(query_id)
                 return dict(_RUNNING)
             if status_code == 200:  # succeeded: upstream's "success" status, without logging the whole result
-                self.log.info("Snowflake statement %s succeeded", query_id)
+                self.log.debug("Snowflake statement %s succeeded", query_id)
                 single = [answer["statementHandle"]] if answer.get("statementHandle") else []
                 handles = answer.get("statementHandles") or single
                 return {"status": "success", "message": answer["message"], "statement_handles": handles}

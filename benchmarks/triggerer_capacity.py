@@ -74,16 +74,26 @@ ROOT = Path(__file__).resolve().parents[1]
 DAG_ID, TASK_ID = "rj_triggerer_capacity", "wait"
 BQ_PROJECT = "test-project"
 K8S_NAMESPACE = "bench"
-CONN = {"k8s": "rj_bench_k8s", "databricks": "rj_bench_databricks", "aws": "rj_bench_aws", "gcp": "rj_bench_gcp"}
+POD_NAMESPACE = "bench-pods"  # KubernetesPodOperator's pods: a namespace of their own, so the two pod routes differ
+EMR_APPLICATION, EMR_VIRTUAL_CLUSTER, GLUE_JOB = "00fbenchapp00001", "benchvirtualcluster0001", "bench_job"
+DBT_ACCOUNT = 4242
+CONN = {"k8s": "rj_bench_k8s", "databricks": "rj_bench_databricks", "aws": "rj_bench_aws", "gcp": "rj_bench_gcp",
+        "snowflake": "rj_bench_snowflake", "dbt": "rj_bench_dbt"}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class Bench:
-    """What an entry's callables may use: the stand-in's URL, the poll interval, the scratch folder."""
+    """What an entry's callables may use: the stand-in's URLs, the poll interval, the scratch folder.
+
+    ``tls_url`` is the same stand-in behind TLS (for clients that only build ``https://`` URLs), with a
+    certificate that ``ca_bundle`` (the public roots plus that certificate) trusts.
+    """
 
     url: str
     poll: float
     home: Path
+    tls_url: str = ""
+    ca_bundle: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,22 +129,30 @@ def _yarn(job: str, ended: bool) -> tuple[int, Any]:
     return 200, {"app": {"id": job, "state": state, "finalStatus": final, "diagnostics": "", "startedTime": 1}}
 
 
-def _pod(job: str, ended: bool) -> tuple[int, Any]:
-    name = job.partition(":")[2]
-    state = (
-        {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2026-01-01T00:00:00Z"}}
-        if ended
-        else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
-    )
-    container = {"name": "spark-kubernetes-driver", "image": "spark", "imageID": "", "ready": not ended,
-                 "restartCount": 0, "state": state}  # fmt: skip
-    return 200, {
-        "apiVersion": "v1",
-        "kind": "Pod",
-        "metadata": {"name": name, "namespace": K8S_NAMESPACE, "uid": f"uid-{name}"},
-        "spec": {"containers": [{"name": "spark-kubernetes-driver", "image": "spark"}]},
-        "status": {"phase": "Succeeded" if ended else "Running", "containerStatuses": [container]},
-    }
+def _pod_of(container_name: str, image: str) -> Callable[[str, bool], tuple[int, Any]]:
+    """The reply of ``GET /api/v1/namespaces/{ns}/pods/{name}`` for a one-container pod (job = ``ns:name``)."""
+
+    def reply(job: str, ended: bool) -> tuple[int, Any]:
+        namespace, _, name = job.partition(":")
+        state = (
+            {"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": "2026-01-01T00:00:00Z"}}
+            if ended
+            else {"running": {"startedAt": "2026-01-01T00:00:00Z"}}
+        )
+        container = {"name": container_name, "image": image, "imageID": "", "ready": not ended,
+                     "restartCount": 0, "state": state}  # fmt: skip
+        return 200, {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{name}"},
+            "spec": {"containers": [{"name": container_name, "image": image}]},
+            "status": {"phase": "Succeeded" if ended else "Running", "containerStatuses": [container]},
+        }
+
+    return reply
+
+
+_pod = _pod_of("spark-kubernetes-driver", "spark")
 
 
 def _databricks(job: str, ended: bool) -> tuple[int, Any]:
@@ -160,6 +178,67 @@ def _batch(job: str, ended: bool) -> tuple[int, Any]:
     return 200, {"jobs": [{"jobName": "bench", "jobId": job, "jobArn": f"arn:aws:batch:us-east-1:123456789012:job/{job}",
                            "jobQueue": "bench", "status": "SUCCEEDED" if ended else "RUNNING", "createdAt": 1,
                            "startedAt": 2, "jobDefinition": "bench:1"}]}  # fmt: skip
+
+
+def _snowflake(job: str, ended: bool) -> tuple[int, Any]:
+    """``GET /api/v2/statements/{handle}``: 202 while it runs, 200 with the result once it succeeded."""
+    from resumable_jobs.local.standins.snowflake import RUNNING, SUCCESS, SnowflakeStatement
+
+    statement = SnowflakeStatement(job, "SELECT 1", state=SUCCESS if ended else RUNNING, ended=1767225600.0)
+    return statement.answer(request_id="")
+
+
+def _redshift_data(job: str, ended: bool) -> tuple[int, Any]:
+    """``RedshiftData.DescribeStatement`` (JSON 1.1): ``Status`` STARTED, then FINISHED."""
+    reply = {"Id": job, "Status": "FINISHED" if ended else "STARTED", "QueryString": "SELECT 1",
+             "ClusterIdentifier": "bench", "Database": "dev", "DbUser": "awsuser", "HasResultSet": True,
+             "CreatedAt": 1767225600.0, "UpdatedAt": 1767225601.0, "RedshiftPid": 1073, "RedshiftQueryId": 0}  # fmt: skip
+    if ended:
+        reply.update(ResultRows=1, ResultSize=10, Duration=1_000_000_000)
+    return 200, reply
+
+
+def _emr_serverless(job: str, ended: bool) -> tuple[int, Any]:
+    """EMR Serverless ``GetJobRun`` (REST-JSON): ``jobRun.state`` RUNNING, then SUCCESS."""
+    return 200, {"jobRun": {
+        "applicationId": EMR_APPLICATION, "jobRunId": job, "name": "bench",
+        "arn": f"arn:aws:emr-serverless:us-east-1:123456789012:/applications/{EMR_APPLICATION}/jobruns/{job}",
+        "createdBy": "arn:aws:iam::123456789012:user/bench", "createdAt": 1767225600.0, "updatedAt": 1767225601.0,
+        "executionRole": "arn:aws:iam::123456789012:role/bench", "state": "SUCCESS" if ended else "RUNNING",
+        "stateDetails": "", "releaseLabel": "emr-7.0.0",
+        "jobDriver": {"sparkSubmit": {"entryPoint": "s3://bench/job.py"}},
+    }}  # fmt: skip
+
+
+def _emr_containers(job: str, ended: bool) -> tuple[int, Any]:
+    """EMR on EKS ``DescribeJobRun`` (REST-JSON): ``jobRun.state`` RUNNING, then COMPLETED."""
+    return 200, {"jobRun": {
+        "id": job, "name": "bench", "virtualClusterId": EMR_VIRTUAL_CLUSTER,
+        "arn": f"arn:aws:emr-containers:us-east-1:123456789012:/virtualclusters/{EMR_VIRTUAL_CLUSTER}/jobruns/{job}",
+        "state": "COMPLETED" if ended else "RUNNING", "clientToken": f"token-{job}",
+        "executionRoleArn": "arn:aws:iam::123456789012:role/bench", "releaseLabel": "emr-7.0.0-latest",
+        "createdAt": 1767225600.0, "createdBy": "arn:aws:iam::123456789012:user/bench",
+        "jobDriver": {"sparkSubmitJobDriver": {"entryPoint": "s3://bench/job.py"}},
+    }}  # fmt: skip
+
+
+def _glue(job: str, ended: bool) -> tuple[int, Any]:
+    """Glue ``GetJobRun`` (JSON 1.1): ``JobRun.JobRunState`` RUNNING, then SUCCEEDED."""
+    run = {"Id": job, "Attempt": 0, "JobName": GLUE_JOB, "StartedOn": 1767225600.0, "LastModifiedOn": 1767225601.0,
+           "JobRunState": "SUCCEEDED" if ended else "RUNNING", "ExecutionTime": 1 if ended else 0,
+           "GlueVersion": "4.0", "WorkerType": "G.1X", "NumberOfWorkers": 2}  # fmt: skip
+    if ended:
+        run["CompletedOn"] = 1767225700.0
+    return 200, {"JobRun": run}
+
+
+def _dbt_cloud(job: str, ended: bool) -> tuple[int, Any]:
+    """dbt Cloud ``GET /api/v2/accounts/{account}/runs/{run}/``: ``data.status`` 3 (running), then 10 (success)."""
+    from resumable_jobs.local.standins.dbt_cloud import RUNNING, SUCCESS, DbtCloudRun
+
+    run = DbtCloudRun(int(job), 101, "bench", status=SUCCESS if ended else RUNNING, created=1767225600.0)
+    return 200, {"data": run.describe(), "status": {"code": 200, "is_success": True, "user_message": "Success!",
+                                                    "developer_message": ""}}  # fmt: skip
 
 
 def _floor(job: str, ended: bool) -> tuple[int, Any]:
@@ -202,6 +281,87 @@ def _gcp_env(bench: Bench) -> dict[str, str]:
     return {f"AIRFLOW_CONN_{CONN['gcp'].upper()}": json.dumps(connection), "BIGQUERY_EMULATOR_HOST": bench.url}
 
 
+def _snowflake_env(bench: Bench) -> dict[str, str]:
+    """A key-pair connection, and ``*.snowflakecomputing.com`` routed to the stand-in in every Airflow process.
+
+    The hook only builds ``https://<account>.snowflakecomputing.com`` URLs; the crash suite's
+    ``snowflake_site`` (a ``sitecustomize`` on ``PYTHONPATH``) routes them to ``RJ_SNOWFLAKE_SQL_API_URL``.
+    The benchmark's stand-in does not check the JWT (the Snowflake stand-in's tests do).
+    """
+    from resumable_jobs.local.standins import snowflake, snowflake_route
+
+    site = Path(snowflake.__file__).with_name("snowflake_site")
+    private, _ = snowflake.key_pair()
+    return {
+        f"AIRFLOW_CONN_{CONN['snowflake'].upper()}": json.dumps(snowflake.connection(private)),
+        snowflake_route.ENV: bench.url,
+        "PYTHONPATH": os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH", "")) if p),
+    }
+
+
+def _dbt_env(bench: Bench) -> dict[str, str]:
+    """The dbt Cloud connection to the TLS listener, trusted through the stand-in's CA bundle (requests, aiohttp)."""
+    if not bench.tls_url:
+        raise RuntimeError("the dbt-cloud row needs the stand-in's TLS listener (Bench.tls_url)")
+    connection = {"conn_type": "dbt_cloud", "host": bench.tls_url.removeprefix("https://"),
+                  "login": str(DBT_ACCOUNT), "password": "dbtc-bench"}  # fmt: skip
+    return {
+        f"AIRFLOW_CONN_{CONN['dbt'].upper()}": json.dumps(connection),
+        "REQUESTS_CA_BUNDLE": bench.ca_bundle,
+        "SSL_CERT_FILE": bench.ca_bundle,
+    }
+
+
+def _snowflake_kwargs(job: str, bench: Bench) -> dict[str, Any]:
+    """What ``SnowflakeSqlApiOperator.build_trigger`` gives our trigger with its defaults (one statement)."""
+    import datetime
+
+    return {
+        "poll_interval": bench.poll,
+        "query_ids": [job],
+        "snowflake_conn_id": CONN["snowflake"],
+        "token_life_time": datetime.timedelta(minutes=59),
+        "token_renewal_delta": datetime.timedelta(minutes=54),
+        "cancel_on_kill": True,
+    }
+
+
+def _pod_trigger_kwargs(job: str, bench: Bench) -> dict[str, Any]:
+    """What ``KubernetesPodOperator.build_trigger`` gives ``KubernetesPodTrigger`` with its defaults."""
+    import datetime
+
+    from resumable_jobs.providers.kubernetes.pod import UID_EVENT_KEY
+
+    namespace, _, name = job.partition(":")
+    return {
+        "pod_name": name,
+        "pod_namespace": namespace,
+        "trigger_start_time": datetime.datetime.now(tz=datetime.timezone.utc),
+        "kubernetes_conn_id": CONN["k8s"],
+        "connection_extras": {"kube_config_path": str(bench.home / "kubeconfig")},
+        "cluster_context": None,
+        "config_dict": None,
+        "in_cluster": None,
+        "poll_interval": bench.poll,
+        "get_logs": True,
+        "startup_timeout": 120,
+        "startup_check_interval": 5,
+        "log_events_on_startup": True,
+        "schedule_timeout": 120,
+        "base_container_name": "base",
+        "on_finish_action": "delete_pod",
+        "on_kill_action": "delete_pod",
+        "termination_grace_period": None,
+        "logging_interval": None,
+        "trigger_kwargs": {UID_EVENT_KEY: f"uid-{name}"},
+    }
+
+
+def _aws_kwargs(bench: Bench) -> dict[str, Any]:
+    """The connection arguments every AWS operator of ours passes its trigger."""
+    return {"aws_conn_id": CONN["aws"], "region_name": "us-east-1", "verify": None, "botocore_config": None}
+
+
 #: Every trigger class the benchmark measures. Add a row for a new family's trigger.
 CLASSES: list[TriggerClass] = [
     TriggerClass(
@@ -235,7 +395,7 @@ CLASSES: list[TriggerClass] = [
         "ours",
         "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger",
         lambda job, b: {"app_id": job, "kubernetes_conn_id": CONN["k8s"], "poll_interval": b.poll},
-        r"^GET /api/v1/namespaces/(?P<ns>[^/]+)/pods/(?P<name>[^/? ]+)",
+        rf"^GET /api/v1/namespaces/(?P<ns>{K8S_NAMESPACE})/pods/(?P<name>[^/? ]+)",
         _pod,
         job_id=lambda i: f"{K8S_NAMESPACE}:driver-{i:05d}",
         env=_k8s_env,
@@ -280,6 +440,110 @@ CLASSES: list[TriggerClass] = [
         r'^POST /v1/describejobs .*"jobs":\s*\[\s*"(?P<job>[^"]+)"',
         _batch,
         env=_aws_env,
+    ),
+    TriggerClass(
+        "snowflake",
+        "ours",
+        "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger",
+        _snowflake_kwargs,
+        r"^GET /api/v2/statements/(?P<job>[^/? ]+)",
+        _snowflake,
+        job_id=lambda i: f"01bench0-0000-4000-8000-{i:012d}",
+        env=_snowflake_env,
+    ),
+    TriggerClass(
+        "redshift-data",
+        "upstream",
+        "airflow.providers.amazon.aws.triggers.redshift_data.RedshiftDataTrigger",
+        lambda job, b: {
+            "statement_id": job,
+            "task_id": TASK_ID,
+            "poll_interval": b.poll,
+            **_aws_kwargs(b),
+            "cancel_on_kill": True,
+        },
+        r'^POST / \{.*"Id":\s*"(?P<job>rsd-[^"]+)"',  # X-Amz-Target: RedshiftData.DescribeStatement
+        _redshift_data,
+        job_id=lambda i: f"rsd-0000-4000-8000-{i:012d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "dbt-cloud",
+        "upstream",
+        "airflow.providers.dbt.cloud.triggers.dbt.DbtCloudRunJobTrigger",
+        lambda job, b: {
+            "conn_id": CONN["dbt"],
+            "run_id": int(job),
+            "end_time": time.time() + 7 * 24 * 3600,  # the operator's default timeout: a week
+            "account_id": DBT_ACCOUNT,
+            "poll_interval": b.poll,
+            "hook_params": {},
+        },
+        rf"^GET /api/v2/accounts/{DBT_ACCOUNT}/runs/(?P<job>\d+)/",
+        _dbt_cloud,
+        job_id=lambda i: str(700000 + i),
+        env=_dbt_env,
+    ),
+    TriggerClass(
+        "emr-serverless",
+        "upstream",
+        "airflow.providers.amazon.aws.triggers.emr.EmrServerlessStartJobTrigger",
+        lambda job, b: {
+            "application_id": EMR_APPLICATION,
+            "job_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,  # the benchmark outlasts the default 25 attempts x 2 s
+            **_aws_kwargs(b),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /applications/{EMR_APPLICATION}/jobruns/(?P<job>[^/? ]+)",
+        _emr_serverless,
+        job_id=lambda i: f"00fbenchrun{i:05d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "emr-containers",
+        "upstream",
+        "airflow.providers.amazon.aws.triggers.emr.EmrContainerTrigger",
+        lambda job, b: {
+            "virtual_cluster_id": EMR_VIRTUAL_CLUSTER,
+            "job_id": job,
+            **_aws_kwargs(b),
+            "waiter_delay": max(1, round(b.poll)),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /virtualclusters/{EMR_VIRTUAL_CLUSTER}/jobruns/(?P<job>[^/? ]+)",
+        _emr_containers,
+        job_id=lambda i: f"benchjobrun{i:09d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "glue",
+        "upstream",
+        "airflow.providers.amazon.aws.triggers.glue.GlueJobCompleteTrigger",
+        lambda job, b: {
+            "job_name": GLUE_JOB,
+            "run_id": job,
+            "verbose": False,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,  # the operator's default 75 x 2 s is shorter than a run at N = 1,000
+            **_aws_kwargs(b),
+        },
+        r'^POST / \{.*"RunId":\s*"(?P<job>jr_[^"]+)"',  # X-Amz-Target: AWSGlue.GetJobRun
+        _glue,
+        job_id=lambda i: f"jr_bench{i:056d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "kubernetes-pod",
+        "upstream",
+        "airflow.providers.cncf.kubernetes.triggers.pod.KubernetesPodTrigger",
+        _pod_trigger_kwargs,
+        rf"^GET /api/v1/namespaces/(?P<ns>{POD_NAMESPACE})/pods/(?P<name>[^/? ]+)",
+        _pod_of("base", "busybox"),
+        job_id=lambda i: f"{POD_NAMESPACE}:bench-pod-{i:05d}",
+        env=_k8s_env,
+        job_of=lambda m: f"{m['ns']}:{m['name']}",
     ),
 ]
 CLASS_BY_NAME = {c.name: c for c in CLASSES}
@@ -342,6 +606,11 @@ def serve(port_file: Path, delay: float) -> None:
         site = web.TCPSite(runner, "127.0.0.1", 0, backlog=2048)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]  # the port the kernel chose
+        certificate = _certificate(port_file.parent)
+        if certificate.cert_file.exists():  # the same routes over TLS, for clients that only build https URLs
+            tls = web.TCPSite(runner, "127.0.0.1", 0, backlog=2048, ssl_context=certificate.server_context())
+            await tls.start()
+            _tls_port_file(port_file).write_text(str(tls._server.sockets[0].getsockname()[1]))
         port_file.with_suffix(".tmp").write_text(str(port))
         port_file.with_suffix(".tmp").rename(port_file)
         await asyncio.Event().wait()
@@ -349,10 +618,29 @@ def serve(port_file: Path, delay: float) -> None:
     asyncio.run(main())
 
 
+def _certificate(home: Path) -> Any:
+    from resumable_jobs.local.tls import LocalCertificate
+
+    directory = home / "standin-tls"
+    return LocalCertificate(directory / "standin-cert.pem", directory / "standin-key.pem")
+
+
+def _tls_port_file(port_file: Path) -> Path:
+    return port_file.with_name("standin-tls.port")
+
+
 class StandinServer:
-    """The stand-in server's process, and its control calls."""
+    """The stand-in server's process, and its control calls.
+
+    It listens on ``url`` (http) and ``tls_url`` (https, with a certificate made for this run that
+    ``ca_bundle`` trusts).
+    """
 
     def __init__(self, home: Path, delay: float) -> None:
+        from resumable_jobs.local.tls import LocalCertificate
+
+        certificate = LocalCertificate.create(_certificate(home).cert_file.parent)
+        self.ca_bundle = certificate.bundle(certificate.cert_file.parent / "ca-bundle.pem")
         port_file = home / "standin.port"
         self.process = subprocess.Popen(
             [sys.executable, __file__, "--serve", str(port_file), "--delay", str(delay)],
@@ -364,6 +652,11 @@ class StandinServer:
                 raise RuntimeError("the benchmark's stand-in server did not start")
             time.sleep(0.1)
         self.url = f"http://127.0.0.1:{port_file.read_text()}"
+        self.tls_url = f"https://127.0.0.1:{_tls_port_file(port_file).read_text()}"
+
+    def bench(self, poll: float, home: Path) -> Bench:
+        """What the rows' callables get: both URLs, the CA bundle, ``poll`` and the scratch folder ``home``."""
+        return Bench(self.url, poll, home, self.tls_url, str(self.ca_bundle))
 
     def control(self, action: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         request = urllib.request.Request(
@@ -572,7 +865,9 @@ def run_case(entry: TriggerClass, n: int, args: argparse.Namespace, env: dict[st
         rows = task_instances(run_id)
     finally:
         stop_group(triggerer, grace=20)
-    clean_up(run_id)
+        # Also after a failed case: its deferred task instances' triggers would otherwise be the oldest
+        # rows, which the next case's triggerer assigns first (by created_date), filling its capacity.
+        clean_up(run_id)
 
     calls = snapshot["calls"]
     in_window = [t for times in calls.values() for t in times if window_start <= t < window_end]
@@ -727,7 +1022,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["AIRFLOW__LOGGING__LOGGING_LEVEL"] = "WARNING"  # this process's own logging only
     print(f"home {home}; database {args.db}; load before: {os.getloadavg()}", flush=True)
     server = StandinServer(home, args.delay)
-    bench = Bench(server.url, args.poll, home)
+    bench = server.bench(args.poll, home)
     for name in names:
         env.update(CLASS_BY_NAME[name].env(bench))
     cases: list[Case] = []

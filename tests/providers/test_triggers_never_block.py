@@ -317,3 +317,77 @@ def test_yarn_trigger_answers_a_negotiate_challenge_once_then_rides_the_rms_cook
     assert event["status"] == "success"
     assert tokens == ["HTTP@127.0.0.1"]  # one ticket, for the RM's HTTP service
     assert seen == ["none", "Negotiate dGlja2V0", "cookie", "cookie", "cookie"]
+
+
+def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session_and_log_once(monkeypatch):
+    import datetime
+
+    from resumable_jobs.local.standins import snowflake_route
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.standins.snowflake import USER, SnowflakeSqlApi, connection, key_pair
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.snowflake.imports import sql_api_hook_class
+    from resumable_jobs.providers.snowflake.trigger import SnowflakeStatementsTrigger
+
+    hook_class = sql_api_hook_class()
+    built: list[str] = []
+    real_build = hook_class.get_request_url_header_params
+
+    def counting_build(hook, query_id, *args, **kwargs):
+        built.append(query_id)
+        return real_build(hook, query_id, *args, **kwargs)
+
+    opened: list[Any] = []
+    real_open = shared_clients._open_http_session
+
+    def counting_open():
+        opened.append(real_open())
+        return opened[-1]
+
+    logged: list[str] = []
+
+    class Recorder:
+        def info(self, message: str, *args: Any) -> None:
+            logged.append(message % args)
+
+        def debug(self, message: str, *args: Any) -> None:
+            logged.append("debug: " + message % args)
+
+    monkeypatch.setattr(hook_class, "get_request_url_header_params", counting_build)
+    monkeypatch.setattr(shared_clients, "_open_http_session", counting_open)
+    monkeypatch.setattr(SnowflakeStatementsTrigger, "log", property(lambda self: Recorder()))
+    private, public = key_pair()
+    api = SnowflakeSqlApi(active_reads=3)
+    api.register_user(USER, public)
+    monkeypatch.setenv("AIRFLOW_CONN_SNOWFLAKE_SHARED", json.dumps(connection(private)))
+    with serve_in_thread(api, "snowflake") as url:
+        snowflake_route.install(url)
+        try:
+            handles = [sql_api_hook_class()("snowflake_shared").execute_query("SELECT 1", 1)[0] for _ in range(10)]
+            built.clear()
+
+            async def all_of_them() -> list[Any]:
+                triggers = [
+                    SnowflakeStatementsTrigger(
+                        poll_interval=0,
+                        query_ids=[handle],
+                        snowflake_conn_id="snowflake_shared",
+                        token_life_time=datetime.timedelta(minutes=59),
+                        token_renewal_delta=datetime.timedelta(minutes=54),
+                    )
+                    for handle in handles
+                ]
+                return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+            events = asyncio.run(all_of_them())
+        finally:
+            snowflake_route.uninstall()
+    assert events == [{"status": "success", "statement_query_ids": [h]} for h in handles]
+    reads = [r for r in api.requests if r["method"] == "GET"]
+    assert len(reads) == 10 * 4  # three "running" answers and the result, per statement
+    assert len(built) == 1  # one connection lookup, key load and JWT for the ten triggers
+    assert len(opened) == 1 and opened[0].closed
+    assert sorted(logged) == sorted(  # once per statement and state, not once per read
+        [f"Snowflake statement {h} is running; checking every 0 s" for h in handles]
+        + [f"debug: Snowflake statement {h} succeeded" for h in handles]
+    )

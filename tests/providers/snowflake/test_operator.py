@@ -151,8 +151,9 @@ def test_the_trigger_builds_headers_off_the_event_loop(account, monkeypatch):
     assert built_on and loop_thread not in built_on
 
 
-def test_the_trigger_builds_each_statements_headers_once_not_on_every_poll(account, monkeypatch):
-    """A thread hop per poll would queue 1,000 triggers behind the loop's small default pool."""
+def test_the_trigger_builds_the_connections_headers_once_not_per_statement_or_poll(account, monkeypatch):
+    """A thread hop (connection lookup, key, JWT) per poll or per trigger would queue 1,000 triggers
+    behind the loop's small default pool."""
     import asyncio
 
     from resumable_jobs.providers.snowflake.imports import sql_api_hook_class
@@ -167,8 +168,12 @@ def test_the_trigger_builds_each_statements_headers_once_not_on_every_poll(accou
 
     monkeypatch.setattr(hook_class, "get_request_url_header_params", recording)
     account.active_reads = 4  # each statement answers "running" a few times before it ends
-    handles = run_try(make(wait_for_termination=False), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
-    trigger = make(deferrable=True).build_trigger(handles, make_context())
+    sql = {"sql": "SELECT 1; SELECT 2", "statement_count": 2}
+    handles = run_try(
+        make(wait_for_termination=False, **sql), make_context(InMemoryTaskStateStore(), FakeTaskInstance())
+    )
+    assert len(handles) == 2
+    trigger = make(deferrable=True, **sql).build_trigger(handles, make_context())
 
     async def first_event():
         async for event in trigger.run():
@@ -176,8 +181,8 @@ def test_the_trigger_builds_each_statements_headers_once_not_on_every_poll(accou
 
     assert asyncio.run(first_event()) == {"status": "success", "statement_query_ids": handles}
     status_reads = [r for r in account.requests if r["method"] == "GET"]
-    assert len(status_reads) > 2 * len(handles)  # several polls per statement ...
-    assert sorted(built) == sorted(handles)  # ... and its headers built once
+    assert len(status_reads) > 2 * len(handles)  # several polls of several statements ...
+    assert len(built) == 1  # ... and the connection's headers built once
 
 
 def test_an_error_event_names_the_handles_it_came_from(account):

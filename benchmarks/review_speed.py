@@ -31,7 +31,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 _TASKFLOW = """\
 from datetime import datetime

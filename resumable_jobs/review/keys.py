@@ -129,11 +129,13 @@ def _classify(key: str) -> KeyKind | None:
         return KeyKind.WATERMARK
     recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
     # "last_num_updated_recs" counts what the last run did (a statistic), it is no position
+    # "last_processed_league" names the last thing a run handled, not a time: decided by use
     if (
         recency_at is not None
         and "id" not in present
         and not present & _COUNT_WORDS
         and set(ws[recency_at + 1 :]) & _PROGRESS_WORDS
+        and not _names_last_thing(ws)
     ):
         return KeyKind.WATERMARK
     if present & _CURSOR_WORDS:
@@ -198,9 +200,38 @@ def names_an_offset(key: str | None) -> bool:
     ws = words(key)
     if set(ws) & _OFFSET_WORDS:
         return True
-    if "id" not in ws or classify(key) is KeyKind.JOB_ID:
+    if classify(key) is KeyKind.JOB_ID:
+        return False
+    if _names_last_thing(ws):
+        return True
+    if "id" not in ws:
         return False
     return any(w == "id" and not _ID_POSITION_WORDS.isdisjoint(ws[:i]) for i, w in enumerate(ws))
+
+
+#: verbs after "last" whose object is a thing a run handled (``last_processed_league``,
+#: ``latest_loaded_file``), where ``last_synced``/``last_updated`` name when it happened
+_THING_VERBS = frozenset({"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"})
+#: words for a point or a period of time (``last_processed_month``, ``last_loaded_season``)
+_TIME_WORDS = _DATE_WORDS | {"at", "year", "years", "season", "quarter", "hour", "minute", "period", "epoch"}
+#: words that join the thing to the rest of the key (``last_processed_team_for_matches``)
+_JOINING_WORDS = frozenset({"for", "of", "in", "on", "by", "the", "a", "per"})
+
+
+def _names_last_thing(ws: list[str]) -> bool:
+    """``last_processed_league``, ``last_processed_changeset_sequence``: the last thing (an id, a
+    name, a sequence number) a run handled, named by a verb and the thing, with no word for a
+    time. Such a key is a position in a sequence of things, not a watermark by its name: what it
+    is comes from how it is used (moved on by one task and read back by others: RJ004; handed
+    from one task to another of its DAG, or moved on by a task nothing else reads: RJ001)."""
+    recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
+    if recency_at is None:
+        return False
+    verb_at = next((i for i in range(recency_at + 1, len(ws)) if ws[i] in _THING_VERBS), None)
+    if verb_at is None or verb_at != recency_at + 1:
+        return False
+    rest = {w for w in ws[verb_at + 1 :] if w not in _JOINING_WORDS}
+    return bool(rest) and rest.isdisjoint(_TIME_WORDS | _PROGRESS_WORDS | _COUNT_WORDS)
 
 
 def is_strong(key: str | None) -> bool:

@@ -15,7 +15,13 @@ from resumable_jobs.providers.spark import SparkSubmitOperator
 from resumable_jobs.providers.spark.kubernetes.manager import LABEL_KEY, pod_label_value
 from resumable_jobs.providers.spark.kubernetes.pods import KubernetesApiRefused, KubernetesApiUnavailable
 from resumable_jobs.providers.spark.kubernetes.trigger import KubernetesDriverPodTrigger
-from resumable_jobs.testing import FakeTaskInstance, InMemoryTaskStateStore, make_context, run_trigger_until_event, run_try
+from resumable_jobs.testing import (
+    FakeTaskInstance,
+    InMemoryTaskStateStore,
+    make_context,
+    run_trigger_until_event,
+    run_try,
+)
 from tests.providers.spark.conftest import submit_calls
 
 
@@ -28,7 +34,10 @@ def _op(binary, **kwargs):
 
 def _pod(api, name="etl-driver", namespace="etl", labels=None):
     """A driver pod created directly, as another try's spark-submit would have."""
-    body = {"metadata": {"name": name, "labels": {"spark-role": "driver", **(labels or {})}}, "spec": {"containers": []}}
+    body = {
+        "metadata": {"name": name, "labels": {"spark-role": "driver", **(labels or {})}},
+        "spec": {"containers": []},
+    }
     code, _ = api.dispatch("POST", f"/api/v1/namespaces/{namespace}/pods", body)
     assert code == 201
     return f"{namespace}:{name}"
@@ -47,7 +56,9 @@ def _pod(api, name="etl-driver", namespace="etl", labels=None):
         ("Failed", 137, True, "Failed", False),
     ],
 )
-def test_driver_container_exit_code_decides_before_the_pod_phase(k8s, standin_spark_submit, phase, exit_code, sidecar, state, active):
+def test_driver_container_exit_code_decides_before_the_pod_phase(
+    k8s, standin_spark_submit, phase, exit_code, sidecar, state, active
+):
     k8s.sidecar = sidecar
     app_id = _pod(k8s)
     k8s.finish(app_id, phase, exit_code)
@@ -60,7 +71,9 @@ def test_driver_container_exit_code_decides_before_the_pod_phase(k8s, standin_sp
 
 def test_failed_driver_fails_the_task_with_exit_code_and_reason(k8s, standin_spark_submit):
     k8s.outcome, k8s.exit_code = "Failed", 1
-    with pytest.raises(ExternalJobFailed, match=r"Spark driver pod etl:arrow-spark-\w+-driver ended Failed \(exit code 1, Error\)"):
+    with pytest.raises(
+        ExternalJobFailed, match=r"Spark driver pod etl:arrow-spark-\w+-driver ended Failed \(exit code 1, Error\)"
+    ):
         run_try(_op(standin_spark_submit), make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
 
 
@@ -165,6 +178,28 @@ def test_trigger_deleted_pod_and_unavailable_api_fire_errors(k8s):
     k8s.unavailable = True
     event = _event(app_id, max_consecutive_errors=3)
     assert event["status"] == "error" and "3 times in a row" in event["message"] and "may still run" in event["message"]
+
+
+def test_trigger_names_the_missing_permission_when_the_api_refuses(k8s):
+    app_id = _pod(k8s)
+    k8s.forbidden = True
+    with pytest.raises(KubernetesApiRefused, match=r"get pods: HTTP 403 Forbidden.*needs 'get pods'.*is forbidden"):
+        _event(app_id)  # not retried: the task fails with the API's own words
+
+
+def test_the_triggers_json_view_maps_like_the_workers_models():
+    """The trigger reads pods as JSON (no V1Pod models); the worker's mapping reads both alike."""
+    from resumable_jobs.providers.spark.kubernetes.pods_async import PodFields
+    from resumable_jobs.providers.spark.kubernetes.status import DriverPodStatus
+
+    def pod(phase, state):
+        container = {"name": "spark-kubernetes-driver", "state": state}
+        return PodFields({"status": {"phase": phase, "containerStatuses": [container]}})
+
+    ended = DriverPodStatus.from_pod("ns:d", pod("Failed", {"terminated": {"exitCode": 3, "reason": "Error"}}))
+    assert (ended.state, ended.exit_code, ended.reason) == ("Failed", 3, "Error")
+    assert DriverPodStatus.from_pod("ns:d", pod("Running", {"running": {}})).state == "Running"
+    assert DriverPodStatus.from_pod("ns:d", PodFields({"metadata": {"name": "d"}})).state == "Pending"
 
 
 def test_trigger_serialises_to_json_and_round_trips():

@@ -44,6 +44,7 @@ __all__ = [
     "set_connection",
     "set_spark_openlineage",
     "trigger_kwargs",
+    "translate_trigger_event",
 ]
 
 

@@ -43,8 +43,8 @@ __all__ = [
     "resolve_wait",
     "set_connection",
     "set_spark_openlineage",
-    "trigger_kwargs",
     "translate_trigger_event",
+    "trigger_kwargs",
 ]
 
 

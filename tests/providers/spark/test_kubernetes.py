@@ -187,21 +187,6 @@ def test_trigger_names_the_missing_permission_when_the_api_refuses(k8s):
         _event(app_id)  # not retried: the task fails with the API's own words
 
 
-def test_the_triggers_json_view_maps_like_the_workers_models():
-    """The trigger reads pods as JSON (no V1Pod models); the worker's mapping reads both alike."""
-    from resumable_jobs.providers.spark.kubernetes.pods_async import PodFields
-    from resumable_jobs.providers.spark.kubernetes.status import DriverPodStatus
-
-    def pod(phase, state):
-        container = {"name": "spark-kubernetes-driver", "state": state}
-        return PodFields({"status": {"phase": phase, "containerStatuses": [container]}})
-
-    ended = DriverPodStatus.from_pod("ns:d", pod("Failed", {"terminated": {"exitCode": 3, "reason": "Error"}}))
-    assert (ended.state, ended.exit_code, ended.reason) == ("Failed", 3, "Error")
-    assert DriverPodStatus.from_pod("ns:d", pod("Running", {"running": {}})).state == "Running"
-    assert DriverPodStatus.from_pod("ns:d", PodFields({"metadata": {"name": "d"}})).state == "Pending"
-
-
 def test_trigger_serialises_to_json_and_round_trips():
     trigger = KubernetesDriverPodTrigger("etl:x-driver", kubernetes_conn_id="k8s_prod", poll_interval=20)
     classpath, kwargs = trigger.serialize()

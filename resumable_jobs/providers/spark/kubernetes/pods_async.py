@@ -10,9 +10,8 @@ How it works: :func:`api_client` opens an ``ApiClient`` with the provider's
 path or content, context) the worker's hook reads; the trigger shares it per event loop and
 connection through :mod:`resumable_jobs.providers.shared_clients`, renewed every
 :data:`CLIENT_MAX_AGE` seconds so that short-lived tokens of exec-based kubeconfigs (EKS, GKE)
-are fetched again. :func:`read_pod` is ``GET /api/v1/namespaces/<ns>/pods/<name>``, its answer
-read as JSON (:class:`PodFields`, no ``V1Pod`` models), its errors read by the worker's
-:func:`~resumable_jobs.providers.spark.kubernetes.pods.api_error`.
+are fetched again. :func:`read_pod` is ``GET /api/v1/namespaces/<ns>/pods/<name>``, its errors
+read by the worker's :func:`~resumable_jobs.providers.spark.kubernetes.pods.api_error`.
 
 What it does not do: it only reads (no list, no delete), and it does not retry (the trigger polls).
 """
@@ -20,7 +19,6 @@ What it does not do: it only reads (no list, no delete), and it does not retry (
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any
 
 from resumable_jobs.providers.spark.kubernetes.pods import (
@@ -30,7 +28,7 @@ from resumable_jobs.providers.spark.kubernetes.pods import (
     missing_provider,
 )
 
-__all__ = ["CLIENT_MAX_AGE", "PodFields", "api_client", "read_pod"]
+__all__ = ["CLIENT_MAX_AGE", "api_client", "read_pod"]
 
 #: Seconds a shared API client serves new reads before a fresh one is opened.
 CLIENT_MAX_AGE = 300.0
@@ -45,65 +43,15 @@ def api_client(kubernetes_conn_id: str | None) -> Any:
     return AsyncKubernetesHook(conn_id=kubernetes_conn_id or DEFAULT_KUBERNETES_CONN_ID).get_conn()
 
 
-async def read_pod(client: Any, namespace: str, name: str, *, timeout: float = 30.0) -> PodFields:
-    """The pod ``namespace/name`` as :class:`PodFields`; ``JobNotFoundError`` when it does not exist.
-
-    The answer is read as JSON, not deserialised into ``V1Pod`` models: building the models was
-    most of a read's CPU (about 1 ms) and of the trigger's objects, paid a thousand times per
-    poll interval in a full triggerer.
-    """
+async def read_pod(client: Any, namespace: str, name: str, *, timeout: float = 30.0) -> Any:
+    """The pod ``namespace/name`` (a ``V1Pod``); ``JobNotFoundError`` when it does not exist."""
     import aiohttp
     from kubernetes_asyncio.client import CoreV1Api
     from kubernetes_asyncio.client.exceptions import ApiException
 
     try:
-        response = await CoreV1Api(client).read_namespaced_pod(
-            name, namespace, _request_timeout=timeout, _preload_content=False
-        )
-        async with response:
-            body = await response.read()
-            status, reason = response.status, response.reason
+        return await CoreV1Api(client).read_namespaced_pod(name, namespace, _request_timeout=timeout)
     except ApiException as error:
         raise api_error("get pods", f"{namespace}:{name}", error) from error
     except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as error:
         raise KubernetesApiUnavailable(f"get pods: {type(error).__name__}: {error}") from error
-    if not 200 <= status <= 299:
-        raise api_error("get pods", f"{namespace}:{name}", _Refusal(status, reason, body))
-    return PodFields(json.loads(body))
-
-
-class PodFields:
-    """A Kubernetes JSON object read with the Python client's attribute names (``container_statuses``).
-
-    The worker reads pods as ``V1Pod`` models and maps them with
-    :meth:`~resumable_jobs.providers.spark.kubernetes.status.DriverPodStatus.from_pod`; this view
-    lets the same mapping read the trigger's JSON: ``exit_code`` is ``exitCode``, a nested object
-    is a view too, an absent field is None.
-    """
-
-    __slots__ = ("_data",)
-
-    def __init__(self, data: dict[str, Any]) -> None:
-        self._data = data
-
-    def __getattr__(self, attribute: str) -> Any:
-        head, *rest = attribute.split("_")
-        return _view(self._data.get(head + "".join(part.title() for part in rest)))
-
-    def __repr__(self) -> str:
-        return f"PodFields({self._data!r})"
-
-
-def _view(value: Any) -> Any:
-    if isinstance(value, dict):
-        return PodFields(value)
-    if isinstance(value, list):
-        return [_view(item) for item in value]
-    return value
-
-
-class _Refusal:
-    """What :func:`~resumable_jobs.providers.spark.kubernetes.pods.api_error` reads of a refused request."""
-
-    def __init__(self, status: int, reason: str | None, body: bytes) -> None:
-        self.status, self.reason, self.body = status, reason or "", body

@@ -52,7 +52,10 @@ _CURSOR_WORDS = frozenset({"cursor", "offset", "offsets", "checkpoint", "bookmar
 _TOKEN_PAIRS = (("page", "token"), ("next", "token"), ("continuation", "token"), ("last", "id"))
 _WATERMARK_WORDS = frozenset({"watermark", "watermarks", "hwm", "highwatermark"})
 _RECENCY_WORDS = frozenset({"last", "latest", "max", "prev", "previous"})
-_PROGRESS_WORDS = frozenset(
+#: calendar units that say which period a key holds (``last_report_week``, ``current_season``):
+#: after a recency word they make a last-processed time, like ``date`` or ``ts`` do
+_PERIOD_WORDS = frozenset({"week", "month", "year", "quarter", "season", "hour"})
+_PROGRESS_WORDS = _PERIOD_WORDS | frozenset(
     {
         "at",
         "ts",
@@ -171,7 +174,7 @@ def names_a_place(name: str | None) -> bool:
 
 
 #: words that make a key a point in time (``current_date``, ``next_run_ts``, ``process_day``)
-_DATE_WORDS = frozenset({"date", "datetime", "day", "dt", "ts", "time", "timestamp", "week", "month"})
+_DATE_WORDS = frozenset({"date", "datetime", "day", "dt", "ts", "time", "timestamp"}) | _PERIOD_WORDS
 
 
 def names_a_date(key: str | None) -> bool:
@@ -213,7 +216,7 @@ def names_an_offset(key: str | None) -> bool:
 #: ``latest_loaded_file``), where ``last_synced``/``last_updated`` name when it happened
 _THING_VERBS = frozenset({"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"})
 #: words for a point or a period of time (``last_processed_month``, ``last_loaded_season``)
-_TIME_WORDS = _DATE_WORDS | {"at", "year", "years", "season", "quarter", "hour", "minute", "period", "epoch"}
+_TIME_WORDS = _DATE_WORDS | {"at", "years", "minute", "period", "epoch"}
 #: words that join the thing to the rest of the key (``last_processed_team_for_matches``)
 _JOINING_WORDS = frozenset({"for", "of", "in", "on", "by", "the", "a", "per"})
 

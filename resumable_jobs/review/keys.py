@@ -222,18 +222,19 @@ _JOINING_WORDS = frozenset({"for", "of", "in", "on", "by", "the", "a", "per"})
 
 
 def _names_last_thing(ws: list[str]) -> bool:
-    """``last_processed_league``, ``last_processed_changeset_sequence``: the last thing (an id, a
-    name, a sequence number) a run handled, named by a verb and the thing, with no word for a
-    time. Such a key is a position in a sequence of things, not a watermark by its name: what it
+    """``last_processed_league``, ``last_processed_changeset_sequence``, ``last_s3_key_processed``:
+    the last thing (an id, a name, a sequence number, a file) a run handled, named by a verb and
+    the thing in either order, with no word for a time. Such a key is a position in a sequence of things, not a watermark by its name: what it
     is comes from how it is used (moved on by one task and read back by others: RJ004; handed
     from one task to another of its DAG, or moved on by a task nothing else reads: RJ001)."""
     recency_at = next((i for i, w in enumerate(ws) if w in _RECENCY_WORDS), None)
     if recency_at is None:
         return False
     verb_at = next((i for i in range(recency_at + 1, len(ws)) if ws[i] in _THING_VERBS), None)
-    if verb_at is None or verb_at != recency_at + 1:
+    if verb_at is None:
         return False
-    rest = {w for w in ws[verb_at + 1 :] if w not in _JOINING_WORDS}
+    # the thing before or after the verb: last_processed_league, last_s3_key_processed
+    rest = {w for w in ws[recency_at + 1 :] if w not in _JOINING_WORDS} - {ws[verb_at]}
     return bool(rest) and rest.isdisjoint(_TIME_WORDS | _PROGRESS_WORDS | _COUNT_WORDS)
 
 

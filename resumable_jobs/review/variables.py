@@ -38,6 +38,7 @@ from resumable_jobs.review.index import (
     format_template,
     keyword,
     parameter_names,
+    returned_last,
     star_imported_function,
     subnodes,
 )
@@ -114,10 +115,30 @@ def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode
         return key
     if key is None and isinstance(node, ast.Attribute):
         return _class_constant(index, node, stack)
+    if key is None and isinstance(node, ast.Call):
+        return _returned_key(index, node)
     if key is None and not isinstance(node, ast.Name):
         return None
     full = _built_key(index, node, stack, 0)
+    if full is None and key is None:
+        return _returned_key(index, index.bound_value(node.id, stack))
     return full if full is not None else key
+
+
+def _returned_key(index: ModuleIndex, call: ast.AST | None) -> str | None:
+    """The key a helper function of the file builds and returns, called for the key or for a
+    name bound once to the key (``var = _key_name(task, "id")`` with ``return
+    f"watermark_{task}_{source}_{kind}"``): its text, with ``{}`` for what the caller passes."""
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
+        return None
+    helpers = [f for f in index.functions_by_name.get(call.func.id, ()) if f not in index.owner_class]
+    if len(helpers) != 1:
+        return None
+    returned = returned_last(helpers[0])
+    if not isinstance(returned, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call)):
+        return None
+    text = index.string_value(returned, (helpers[0],))
+    return text if text and text.strip("{}_") else None
 
 
 def _class_constant(index: ModuleIndex, node: ast.Attribute, stack) -> str | None:

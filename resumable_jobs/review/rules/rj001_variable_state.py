@@ -29,7 +29,8 @@ as uncertain (``--include-uncertain``): templated fields read configuration set 
 What it does not do: report Variables read as configuration (table names, cluster ids, a key
 whose last word names a place or setting, ``checkpoint_bucket``), feature switches (a key
 naming one, ``enable_x``, read or turned off by a task, or a read compared with a yes/no
-literal), an offset a task writes that the DAG reads when parsed or another DAG file reads
+literal, unless a task of the same DAG writes the key for that read: a marker, reported with
+its writes), an offset a task writes that the DAG reads when parsed or another DAG file reads
 (RJ004: the position others plan from), Variable calls at module
 level (parse time), watermarks and dates a task advances from run to run (RJ004), or the
 Variable calls of a reconnect-or-submit ``if`` already reported as RJ003.
@@ -66,8 +67,12 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             continue
         if record.origin == "parse":
             continue  # evidence about how a key is used, not a use in a task
-        if record.switch or names_a_switch(record.key):
+        if names_a_switch(record.key):
             continue  # a feature switch, read or turned by a task: configuration, what Variables are for
+        if record.switch and not (record.kind is None and usage.passed_between_tasks(record)):
+            # compared with a yes/no literal: a switch set by hand, unless a task of the same DAG
+            # writes the key for this read (a marker handed between tasks: its writes are reported)
+            continue
         uncertain = None
         if record.kind in _STATE_KINDS:
             if own_progress(usage, record.key):

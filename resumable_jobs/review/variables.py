@@ -109,7 +109,9 @@ def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode
     """A Variable key's text: :meth:`ModuleIndex.string_value`, and, for a key it leaves with
     ``{}`` holes, the key in full when every part inserted is a string constant of the file or of
     another module (``f"{PREFIX}_partition"``, ``"{}_offset".format(TABLE)``, a local name bound
-    once to one of those). A part computed at run time (``ds``, a parameter) leaves the holes."""
+    once to one of those). A part computed at run time (``ds``, a parameter) leaves the holes, for
+    the f-string written at the call and for a name bound once to it alike (``key =
+    f"watermark_{symbol}"``, then ``Variable.set(key, ...)``)."""
     key = index.string_value(node, stack)
     if key is not None and "{}" not in key:
         return key
@@ -121,7 +123,11 @@ def key_text(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode
         return None
     full = _built_key(index, node, stack, 0)
     if full is None and key is None:
-        return _returned_key(index, index.bound_value(node.id, stack))
+        bound = index.bound_value(node.id, stack)
+        if isinstance(bound, ast.JoinedStr):  # ``key = f"watermark_{symbol}"``: read as the f-string
+            text = key_text(index, bound, stack)
+            return text if text and text.strip("{}_") else None
+        return _returned_key(index, bound)
     return full if full is not None else key
 
 
@@ -343,7 +349,8 @@ class VariableRecord(
     - ``noqa``: codes silenced by a noqa comment on its line: None for none, "*" for all;
     - ``via``: when reported at a call of a helper outside the reviewed tree: "helper (file:line)";
     - ``key_from_caller``: the key is a name the caller provides (a parameter, or taken from
-      one): see :func:`keys_from_callers`;
+      one): see :func:`keys_from_callers`; for a key built around one parameter, that parameter
+      as ``(name, position)`` (its position among the positional parameters, or None);
     - ``advances``: a write whose value is computed from a read of the same key in the same
       function: the value is moved on from run to run (a counter, an offset, a last-seen marker);
     - ``task_file``: for a helper of another module that a task runs (its ``python_callable``,
@@ -380,8 +387,9 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
     key_node = argument(call, 0, "key")
     key = key_text(index, key_node, stack)
     line, column = index.position(call)
-    if _key_from_caller(key, key_node, func):
-        extra.setdefault("key_from_caller", True)
+    from_caller = _key_from_caller(key, _key_expression(index, key_node, stack), func)
+    if from_caller:
+        extra.setdefault("key_from_caller", from_caller)
     if op == "get" and _is_switch(index, call, func):
         extra.setdefault("switch", True)
     return VariableRecord(
@@ -402,7 +410,8 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
     """:func:`_record` for a call :func:`runtime_variable_accesses` already read (its key,
     kind and shown key are not worked out again)."""
     line, column = index.position(access.node)
-    from_caller = _key_from_caller(access.key, argument(access.node, 0, "key"), access.function)
+    key_node = _key_expression(index, argument(access.node, 0, "key"), access.site.stack)
+    from_caller = _key_from_caller(access.key, key_node, access.function)
     return VariableRecord(
         index.path,
         line,
@@ -430,16 +439,38 @@ def _points_at_a_place(access: VariableAccess) -> bool:
     return names_a_place(name)
 
 
-def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool:
+def _key_expression(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode, ...]) -> ast.AST | None:
+    """The f-string a key name is bound to once where the call runs (``watermark_key =
+    f"watermark_{source}"``), so that the name is read as that f-string; else ``node``."""
+    if isinstance(node, ast.Name):
+        bound = index.bound_value(node.id, stack)
+        if isinstance(bound, ast.JoinedStr):
+            return bound
+    return node
+
+
+def _key_from_caller(key: str | None, node: ast.AST | None, func: FunctionNode) -> bool | tuple[str, int | None]:
     """The key is the caller's: a bare name (a parameter, or taken from one), or a key built
-    around parameters of the function and nothing else computed (``f"pipeline_state__{name}"``
-    in a ``get_state(name)`` wrapper): :func:`keys_from_callers` fills the holes."""
+    around a parameter of the function and nothing else computed (``f"pipeline_state__{name}"``
+    in a ``get_state(name)`` wrapper; then that parameter, see :func:`_parameter_of`):
+    :func:`keys_from_callers` fills the holes."""
     if key is None:
         return isinstance(node, ast.Name)
     if "{}" not in key or not isinstance(node, ast.JoinedStr):
         return False
     inserted = [part.value for part in node.values if isinstance(part, ast.FormattedValue)]
-    return len(inserted) == 1 and isinstance(inserted[0], ast.Name) and inserted[0].id in parameter_names(func)
+    if len(inserted) == 1 and isinstance(inserted[0], ast.Name) and inserted[0].id in parameter_names(func):
+        return _parameter_of(func, inserted[0].id)
+    return False
+
+
+def _parameter_of(func: FunctionNode, name: str) -> tuple[str, int | None]:
+    """``name`` and its position among the positional parameters a caller passes (``self`` or
+    ``cls`` first is not passed), or None when it is keyword-only."""
+    positional = [a.arg for a in (*func.args.posonlyargs, *func.args.args)]
+    if positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]
+    return name, positional.index(name) if name in positional else None
 
 
 #: literals a feature switch is compared with
@@ -650,8 +681,12 @@ def keys_from_callers(record: VariableRecord, calls, index: ModuleIndex | None =
     """
     found: dict[str, VariableRecord] = {}
     template = record.key if record.key and "{}" in record.key else None
+    parameter = record.key_from_caller if isinstance(record.key_from_caller, tuple) else None
     for call in calls:
-        for node in _passed_values(call):
+        # the argument passed for the parameter the key is built around, when the call shows it
+        # (``set_watermark("orders", ts)``, ``op_kwargs={"table_name": "orders"}``); else all
+        passed = list(_passed_for(call, parameter)) if parameter is not None else []
+        for node in passed or _passed_values(call):
             for text in _strings(node, index):
                 key = template.replace("{}", text, 1) if template is not None else text
                 kind = classify(key)
@@ -660,6 +695,31 @@ def keys_from_callers(record: VariableRecord, calls, index: ModuleIndex | None =
     if not found and template is not None:  # no caller names it: the key as the function builds it
         return [record._replace(key_from_caller=False)]
     return list(found.values())
+
+
+def _passed_for(call: ast.Call, parameter: tuple[str, int | None]):
+    """What ``call`` passes for one parameter: by keyword, by position, or through a
+    PythonOperator's ``op_kwargs`` / ``op_args``."""
+    name, position = parameter
+    for kw in call.keywords:
+        if kw.arg == name:
+            yield kw.value
+        elif kw.arg == "op_kwargs" and isinstance(kw.value, ast.Dict):
+            for key, value in zip(kw.value.keys, kw.value.values):
+                if isinstance(key, ast.Constant) and key.value == name:
+                    yield value
+        elif (
+            kw.arg == "op_args"
+            and isinstance(kw.value, (ast.List, ast.Tuple))
+            and position is not None
+            and position < len(kw.value.elts)
+            and not any(isinstance(e, ast.Starred) for e in kw.value.elts)
+        ):
+            yield kw.value.elts[position]
+    if keyword(call, "python_callable") is None and position is not None:
+        passed = argument(call, position, name)
+        if passed is not None and not any(isinstance(a, ast.Starred) for a in call.args[:position]):
+            yield passed
 
 
 def _passed_values(call: ast.Call):

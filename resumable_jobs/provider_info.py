@@ -91,6 +91,7 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
+    "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

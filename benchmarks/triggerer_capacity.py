@@ -453,6 +453,16 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "redshift-data",
+        "ours",
+        "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger",
+        lambda job, b: {"statement_id": job, "poll_interval": b.poll, **_aws_kwargs(b), "cancel_on_kill": True},
+        r'^POST / \{.*"Id":\s*"(?P<job>rsd-[^"]+)"',  # X-Amz-Target: RedshiftData.DescribeStatement
+        _redshift_data,
+        job_id=lambda i: f"rsd-0000-4000-8000-{i:012d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "redshift-data-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.redshift_data.RedshiftDataTrigger",
         lambda job, b: {

@@ -92,6 +92,7 @@ _TRIGGERS: dict[str, list[str]] = {
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
     "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
+    "AWS Batch": ["resumable_jobs.providers.amazon.batch_trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

@@ -9,8 +9,8 @@ How it works: a subclass names its ``service``, reads one description (:meth:`Aw
 and classifies it (:meth:`AwsJobTrigger.classify`) with what the family's ``*_status`` module
 already knows. :meth:`AwsJobTrigger.run` reads every ``poll_interval`` seconds and logs each state
 change once; when the job is no longer active it fires the mixin's event ``{"status": "success" |
-"error", "external_id", "message"}`` (the message: the job's own reason for a failure), which the
-operator's ``execute_complete`` handles as it handles a resume from upstream's trigger. A
+"error", "external_id", "message"}`` (the message: the job's own reason for a failure) - or, with
+``upstream_id_key``, upstream's trigger's shape, which the operator translates as it always did. A
 transient error (throttling, 429/5xx, a timeout, an unreachable endpoint; botocore's own retries
 already ran inside the call) is logged and the job read again at the next poll; the
 :data:`MAX_TRANSIENT_ERRORS`-th in a row, or any other error (a refusal, an unknown job, a bad
@@ -66,6 +66,9 @@ class AwsJobTrigger(BaseTrigger):
 
     service: ClassVar[str]
     noun: ClassVar[str]
+    #: When set, events take upstream's trigger's shape (``{"status", <this key>: id, "message"}``),
+    #: for an operator whose ``execute_complete`` builds its error from the job (log links...).
+    upstream_id_key: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -162,7 +165,7 @@ class AwsJobTrigger(BaseTrigger):
             await asyncio.sleep(self.poll_interval)
 
     def _event(self, status: str, message: str) -> dict[str, Any]:
-        return {"status": status, "external_id": self.external_id, "message": message}
+        return {"status": status, self.upstream_id_key or "external_id": self.external_id, "message": message}
 
     def _error_message(self, error: BaseException, failures: int) -> str:
         if is_transient(error):

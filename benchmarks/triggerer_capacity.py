@@ -428,6 +428,20 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "batch",
+        "ours",
+        "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger",
+        lambda job, b: {
+            "job_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+        },
+        r'^POST /v1/describejobs .*"jobs":\s*\[\s*"(?P<job>[^"]+)"',
+        _batch,
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "batch-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.batch.BatchJobTrigger",
         lambda job, b: {

@@ -146,12 +146,24 @@ def _redshift_data(tmp_path, monkeypatch) -> Iterator[Any]:
         yield RedshiftDataStatementTrigger("rsd-slow", poll_interval=0, aws_conn_id="aws_slow", region_name="us-east-1")
 
 
+@contextlib.contextmanager
+def _batch(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.batch_trigger import BatchJobStatusTrigger
+    from tests.providers.amazon.fake_batch_api import FakeBatchApi
+
+    api = FakeBatchApi({"job-slow": ["RUNNING", "RUNNING", "SUCCEEDED"]})
+    with _slow(api.dispatch) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield BatchJobStatusTrigger("job-slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
+
+
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
     "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger": _kubernetes,
     "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
     "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger": _redshift_data,
+    "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger": _batch,
 }
 
 

@@ -93,6 +93,7 @@ _TRIGGERS: dict[str, list[str]] = {
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
     "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
     "AWS Batch": ["resumable_jobs.providers.amazon.batch_trigger"],
+    "AWS Glue": ["resumable_jobs.providers.amazon.glue_trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

@@ -12,8 +12,9 @@ fields and the service). The first call of a key builds, in a worker thread, ups
 credentials), its aiobotocore session - given one process-wide botocore data loader, so the
 service model, endpoint rules and partitions are read from disk once per process - and, the first
 time a service is used in the process, enters and leaves one client of that service on a private
-loop in that thread, so the JSON models are parsed there and not on the triggerer's loop. The loop
-then only enters the client (``create_client`` with everything cached). A client is retired after
+loop in that thread, so the JSON models are parsed there and not on the triggerer's loop. The client
+may open :data:`MAX_POOL_CONNECTIONS` connections (botocore's default of 10 is one trigger's). The
+loop then only enters the client (``create_client`` with everything cached). A client is retired after
 :data:`CLIENT_MAX_AGE` seconds and the next call builds a fresh one, so rotated keys and
 refreshed assumed-role credentials are picked up before botocore would refresh them on the loop.
 :func:`call` makes one API call with a timeout; :func:`is_transient` tells throttling, 429/5xx
@@ -39,10 +40,23 @@ from typing import Any
 
 from resumable_jobs.providers.shared_clients import Lease, import_off_loop, shared_client
 
-__all__ = ["CALL_TIMEOUT", "CLIENT_MAX_AGE", "AwsConnection", "aws_client", "call", "error_code", "is_transient"]
+__all__ = [
+    "CALL_TIMEOUT",
+    "CLIENT_MAX_AGE",
+    "MAX_POOL_CONNECTIONS",
+    "AwsConnection",
+    "aws_client",
+    "call",
+    "error_code",
+    "is_transient",
+]
 
 #: Seconds a shared client is used before the next call builds a fresh one (credentials renewed).
 CLIENT_MAX_AGE = 600.0
+#: Concurrent HTTP connections of one shared client, unless ``botocore_config`` sets
+#: ``max_pool_connections``: botocore's default (10) would let one client of a thousand triggers
+#: send ~200 calls/s at 50 ms each, where 500/s are due at a 2 s poll interval.
+MAX_POOL_CONNECTIONS = 500
 #: Seconds one API call may take, botocore's own retries included, before it counts as a timeout.
 CALL_TIMEOUT = 120.0
 
@@ -163,10 +177,15 @@ def _client_creator(connection: AwsConnection, service: str) -> Any:
     session = hook.get_session(region_name=hook.region_name, deferrable=True)
     session.register_component("data_loader", _shared_loader())
     get_config = getattr(hook, "_get_config", None)  # adds Airflow's user agent to the botocore config
+    config = get_config() if callable(get_config) else hook.config
+    if "max_pool_connections" not in (connection.hook_kwargs()["config"] or {}):
+        from botocore.config import Config
+
+        config = config.merge(Config(max_pool_connections=MAX_POOL_CONNECTIONS))
     kwargs = {
         "service_name": service,
         "endpoint_url": hook.conn_config.get_service_endpoint_url(service_name=service),
-        "config": get_config() if callable(get_config) else hook.config,
+        "config": config,
         "verify": hook.verify,
     }
     if service not in _WARMED:

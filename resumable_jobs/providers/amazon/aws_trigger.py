@@ -123,7 +123,7 @@ class AwsJobTrigger(BaseTrigger):
         return AwsConnection.of(self.aws_conn_id, self.region_name, self.verify, self.botocore_config)
 
     @property
-    def job_name(self) -> str:
+    def job_label(self) -> str:
         return f"{self.noun} {self.external_id!r}"
 
     async def run(self) -> AsyncIterator[TriggerEvent]:
@@ -142,7 +142,7 @@ class AwsJobTrigger(BaseTrigger):
                     return self._event("error", self._error_message(error, failures))
                 self.log.warning(
                     "Could not read %s (failed reads in a row: %s; the wait ends at %s): %s",
-                    self.job_name,
+                    self.job_label,
                     failures,
                     MAX_TRANSIENT_ERRORS,
                     _describe_error(error),
@@ -152,14 +152,14 @@ class AwsJobTrigger(BaseTrigger):
             failures, reads = 0, reads + 1
             state = self.classify(description)
             if state.state != last_state:
-                self.log.info("%s is %s", self.job_name, state.state)
+                self.log.info("%s is %s", self.job_label, state.state)
                 last_state = state.state
             if not state.active:
                 return self._event("success" if state.succeeded else "error", state.message)
             if self.max_attempts is not None and reads >= self.max_attempts:
                 return self._event(
                     "error",
-                    f"{self.job_name} was still {state.state} after {reads} status reads, "
+                    f"{self.job_label} was still {state.state} after {reads} status reads, "
                     f"{self.poll_interval} s apart (the operator's max attempts)",
                 )
             await asyncio.sleep(self.poll_interval)
@@ -169,19 +169,19 @@ class AwsJobTrigger(BaseTrigger):
 
     def _error_message(self, error: BaseException, failures: int) -> str:
         if is_transient(error):
-            return f"could not read {self.job_name} {failures} times in a row; last error: {_describe_error(error)}"
-        return f"could not read {self.job_name}: {_describe_error(error)}"
+            return f"could not read {self.job_label} {failures} times in a row; last error: {_describe_error(error)}"
+        return f"could not read {self.job_label}: {_describe_error(error)}"
 
     async def on_kill(self) -> None:
         """Cancel the job when a user stops the deferred task and ``cancel_on_kill`` is set (Airflow 3.3+)."""
         if not self.cancel_on_kill:
             return
-        self.log.info("Cancelling %s: the deferred task was stopped", self.job_name)
+        self.log.info("Cancelling %s: the deferred task was stopped", self.job_label)
         try:
             async with aws_client(self.connection, self.service) as lease:
                 await self.cancel(lease)
         except Exception as error:  # noqa: BLE001 - the kill goes on; say the job may still run
-            self.log.warning("Could not cancel %s; it may still be running: %s", self.job_name, _describe_error(error))
+            self.log.warning("Could not cancel %s; it may still be running: %s", self.job_label, _describe_error(error))
 
 
 def _describe_error(error: BaseException) -> str:

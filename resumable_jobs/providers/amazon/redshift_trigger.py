@@ -70,6 +70,6 @@ class RedshiftDataStatementTrigger(AwsJobTrigger):
     async def cancel(self, lease: Lease) -> None:
         answer = await call(lease, "cancel_statement", Id=self.statement_id)
         if answer.get("Status"):
-            self.log.info("Cancelled %s", self.job_name)
+            self.log.info("Cancelled %s", self.job_label)
         else:
-            self.log.warning("The Data API declined to cancel %s; it may have finished already", self.job_name)
+            self.log.warning("The Data API declined to cancel %s; it may have finished already", self.job_label)

@@ -543,6 +543,22 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "glue",
+        "ours",
+        "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger",
+        lambda job, b: {
+            "job_name": GLUE_JOB,
+            "run_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+        },
+        r'^POST / \{.*"RunId":\s*"(?P<job>jr_[^"]+)"',  # X-Amz-Target: AWSGlue.GetJobRun
+        _glue,
+        job_id=lambda i: f"jr_bench{i:056d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "glue-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.glue.GlueJobCompleteTrigger",
         lambda job, b: {

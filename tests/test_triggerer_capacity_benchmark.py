@@ -37,7 +37,8 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
     "dbt-cloud": lambda job, e: e["status"] == "success" and e["run_id"] == int(job),
     "emr-serverless": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
     "emr-containers": lambda job, e: e["status"] == "success" and e["job_id"] == job,
-    "glue": lambda job, e: e["status"] == "success" and e["run_id"] == job,
+    "glue": lambda job, e: e == {"status": "success", "run_id": job, "message": "job run succeeded"},
+    "glue-upstream": lambda job, e: e["status"] == "success" and e["run_id"] == job,
     "kubernetes-pod": lambda job, e: (
         e["status"] == "success"
         and f"{e['namespace']}:{e['name']}" == job

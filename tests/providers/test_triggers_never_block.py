@@ -157,6 +157,22 @@ def _batch(tmp_path, monkeypatch) -> Iterator[Any]:
         yield BatchJobStatusTrigger("job-slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
 
 
+@contextlib.contextmanager
+def _glue(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.glue_trigger import GlueJobRunTrigger
+
+    reads = []
+
+    def get_job_run(method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        reads.append(body)
+        state = "RUNNING" if len(reads) < 3 else "SUCCEEDED"
+        return 200, {"JobRun": {"Id": body["RunId"], "JobName": body["JobName"], "JobRunState": state}}, {}
+
+    with _slow(get_job_run) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield GlueJobRunTrigger("etl", "jr_slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
+
+
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
@@ -164,6 +180,7 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
     "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger": _redshift_data,
     "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger": _batch,
+    "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger": _glue,
 }
 
 

@@ -510,6 +510,23 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "emr-serverless",
+        "ours",
+        "resumable_jobs.providers.amazon.emr_triggers.EmrServerlessJobRunTrigger",
+        lambda job, b: {
+            "application_id": EMR_APPLICATION,
+            "job_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /applications/{EMR_APPLICATION}/jobruns/(?P<job>[^/? ]+)",
+        _emr_serverless,
+        job_id=lambda i: f"00fbenchrun{i:05d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "emr-serverless-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.emr.EmrServerlessStartJobTrigger",
         lambda job, b: {
@@ -527,6 +544,22 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "emr-containers",
+        "ours",
+        "resumable_jobs.providers.amazon.emr_triggers.EmrContainerJobRunTrigger",
+        lambda job, b: {
+            "virtual_cluster_id": EMR_VIRTUAL_CLUSTER,
+            "job_id": job,
+            **_aws_kwargs(b),
+            "waiter_delay": max(1, round(b.poll)),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /virtualclusters/{EMR_VIRTUAL_CLUSTER}/jobruns/(?P<job>[^/? ]+)",
+        _emr_containers,
+        job_id=lambda i: f"benchjobrun{i:09d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "emr-containers-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.emr.EmrContainerTrigger",
         lambda job, b: {

@@ -94,6 +94,7 @@ _TRIGGERS: dict[str, list[str]] = {
     "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
     "AWS Batch": ["resumable_jobs.providers.amazon.batch_trigger"],
     "AWS Glue": ["resumable_jobs.providers.amazon.glue_trigger"],
+    "Amazon EMR": ["resumable_jobs.providers.amazon.emr_triggers"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

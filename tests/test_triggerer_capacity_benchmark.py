@@ -35,8 +35,10 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
     "redshift-data": lambda job, e: e == {"status": "success", "external_id": job, "message": "statement finished"},
     "redshift-data-upstream": lambda job, e: e == {"status": "success", "statement_id": job},
     "dbt-cloud": lambda job, e: e["status"] == "success" and e["run_id"] == int(job),
-    "emr-serverless": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
-    "emr-containers": lambda job, e: e["status"] == "success" and e["job_id"] == job,
+    "emr-serverless": lambda job, e: e == {"status": "success", "external_id": job, "message": "job run succeeded"},
+    "emr-serverless-upstream": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
+    "emr-containers": lambda job, e: e == {"status": "success", "external_id": job, "message": "job run completed"},
+    "emr-containers-upstream": lambda job, e: e["status"] == "success" and e["job_id"] == job,
     "glue": lambda job, e: e == {"status": "success", "run_id": job, "message": "job run succeeded"},
     "glue-upstream": lambda job, e: e["status"] == "success" and e["run_id"] == job,
     "kubernetes-pod": lambda job, e: (

@@ -173,6 +173,37 @@ def _glue(tmp_path, monkeypatch) -> Iterator[Any]:
         yield GlueJobRunTrigger("etl", "jr_slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
 
 
+def _emr_run(ended_state: str) -> Callable[[str, str, Any], tuple[int, Any, dict[str, str]]]:
+    """GET .../jobruns/{id} of either EMR API: RUNNING for two reads, then ``ended_state``."""
+    reads: list[str] = []
+
+    def job_run(method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        reads.append(target)
+        run_id = target.rsplit("/", 1)[-1]
+        state = "RUNNING" if len(reads) < 3 else ended_state
+        return 200, {"jobRun": {"id": run_id, "jobRunId": run_id, "name": "etl", "state": state}}, {}
+
+    return job_run
+
+
+@contextlib.contextmanager
+def _emr_serverless(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.emr_triggers import EmrServerlessJobRunTrigger
+
+    with _slow(_emr_run("SUCCESS")) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield EmrServerlessJobRunTrigger("00fapp", "00frun", waiter_delay=0, aws_conn_id="aws_slow")
+
+
+@contextlib.contextmanager
+def _emr_containers(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.emr_triggers import EmrContainerJobRunTrigger
+
+    with _slow(_emr_run("COMPLETED")) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield EmrContainerJobRunTrigger("vc0001", "run0001", waiter_delay=0, aws_conn_id="aws_slow")
+
+
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
@@ -181,6 +212,8 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger": _redshift_data,
     "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger": _batch,
     "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger": _glue,
+    "resumable_jobs.providers.amazon.emr_triggers.EmrServerlessJobRunTrigger": _emr_serverless,
+    "resumable_jobs.providers.amazon.emr_triggers.EmrContainerJobRunTrigger": _emr_containers,
 }
 
 

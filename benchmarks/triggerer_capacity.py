@@ -511,7 +511,7 @@ CLASSES: list[TriggerClass] = [
     TriggerClass(
         "emr-serverless",
         "ours",
-        "resumable_jobs.providers.amazon.emr_triggers.EmrServerlessJobRunTrigger",
+        "resumable_jobs.providers.amazon.emr_serverless_trigger.EmrServerlessJobRunTrigger",
         lambda job, b: {
             "application_id": EMR_APPLICATION,
             "job_id": job,
@@ -545,7 +545,7 @@ CLASSES: list[TriggerClass] = [
     TriggerClass(
         "emr-containers",
         "ours",
-        "resumable_jobs.providers.amazon.emr_triggers.EmrContainerJobRunTrigger",
+        "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger",
         lambda job, b: {
             "virtual_cluster_id": EMR_VIRTUAL_CLUSTER,
             "job_id": job,

@@ -94,7 +94,8 @@ _TRIGGERS: dict[str, list[str]] = {
     "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
     "AWS Batch": ["resumable_jobs.providers.amazon.batch_trigger"],
     "AWS Glue": ["resumable_jobs.providers.amazon.glue_trigger"],
-    "Amazon EMR": ["resumable_jobs.providers.amazon.emr_triggers"],
+    "Amazon EMR Serverless": ["resumable_jobs.providers.amazon.emr_serverless_trigger"],
+    "Amazon EMR on EKS": ["resumable_jobs.providers.amazon.emr_containers_trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

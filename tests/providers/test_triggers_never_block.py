@@ -188,7 +188,7 @@ def _emr_run(ended_state: str) -> Callable[[str, str, Any], tuple[int, Any, dict
 
 @contextlib.contextmanager
 def _emr_serverless(tmp_path, monkeypatch) -> Iterator[Any]:
-    from resumable_jobs.providers.amazon.emr_triggers import EmrServerlessJobRunTrigger
+    from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
 
     with _slow(_emr_run("SUCCESS")) as url:
         _aws_connection(monkeypatch, "aws_slow", url)
@@ -197,7 +197,7 @@ def _emr_serverless(tmp_path, monkeypatch) -> Iterator[Any]:
 
 @contextlib.contextmanager
 def _emr_containers(tmp_path, monkeypatch) -> Iterator[Any]:
-    from resumable_jobs.providers.amazon.emr_triggers import EmrContainerJobRunTrigger
+    from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
 
     with _slow(_emr_run("COMPLETED")) as url:
         _aws_connection(monkeypatch, "aws_slow", url)
@@ -212,8 +212,8 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger": _redshift_data,
     "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger": _batch,
     "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger": _glue,
-    "resumable_jobs.providers.amazon.emr_triggers.EmrServerlessJobRunTrigger": _emr_serverless,
-    "resumable_jobs.providers.amazon.emr_triggers.EmrContainerJobRunTrigger": _emr_containers,
+    "resumable_jobs.providers.amazon.emr_serverless_trigger.EmrServerlessJobRunTrigger": _emr_serverless,
+    "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger": _emr_containers,
 }
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
     from airflow.sdk import Context
 
-    from resumable_jobs.providers.amazon.emr_triggers import EmrContainerJobRunTrigger
+    from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
 
 __all__ = ["EmrContainerOperator"]
 
@@ -225,7 +225,7 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         return external_id
 
     def build_trigger(self, external_id: Any, context: Context) -> EmrContainerJobRunTrigger:
-        from resumable_jobs.providers.amazon.emr_triggers import EmrContainerJobRunTrigger
+        from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
 
         return EmrContainerJobRunTrigger(
             virtual_cluster_id=self.virtual_cluster_id,

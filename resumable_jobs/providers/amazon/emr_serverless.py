@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
     from airflow.sdk import Context
 
-    from resumable_jobs.providers.amazon.emr_triggers import EmrServerlessJobRunTrigger
+    from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
 
 __all__ = ["EmrServerlessStartJobOperator"]
 
@@ -245,7 +245,7 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         return external_id
 
     def build_trigger(self, external_id: Any, context: Context) -> EmrServerlessJobRunTrigger:
-        from resumable_jobs.providers.amazon.emr_triggers import EmrServerlessJobRunTrigger
+        from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
 
         return EmrServerlessJobRunTrigger(
             application_id=self.application_id,

@@ -8,8 +8,9 @@ polling, before deferring or while the trigger waited - and never fail on
 
 How it works: the resumable contract on top of the Amazon provider's ``GlueJobHook`` (creating or
 updating the job as upstream does, then StartJobRun) and this package's ``GlueJobRunTrigger``
-(upstream's ``GlueJobCompleteTrigger`` with ``verbose=True``), both imported inside methods. Glue has no idempotency token, so every run carries the mixin's
-``submission_token`` in its ``Arguments`` under
+(upstream's ``GlueJobCompleteTrigger`` with ``verbose=True``), both imported inside methods.
+Glue has no idempotency token, so every run carries the mixin's ``submission_token`` in its
+``Arguments`` under
 :data:`~resumable_jobs.providers.amazon.glue_lookup.TOKEN_ARGUMENT`, and ``find_job`` searches
 GetJobRuns for it; a StartJobRun refused for concurrency is answered by the same search. States
 map as in :mod:`resumable_jobs.providers.amazon.glue_status`.
@@ -70,9 +71,10 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
     longer knows it. It then polls GetJobRun every ``job_poll_interval`` seconds (streaming the
     run's CloudWatch logs with ``verbose=True``), defers to ``GlueJobRunTrigger`` (one GetJobRun
     per poll through a client shared by the triggerer's loop; upstream's ``GlueJobCompleteTrigger``
-    with ``verbose=True``, which forwards the logs) (``waiter_delay``, ``waiter_max_attempts``), or returns the run id when not waiting. The
-    lifecycle rule decides when a run is stopped (BatchStopJobRun); ``stop_job_run_on_kill``
-    keeps upstream's meaning when given: False never stops, True stops on every kill.
+    with ``verbose=True``, which forwards the logs; ``waiter_delay``, ``waiter_max_attempts``), or
+    returns the run id when not waiting. The lifecycle rule decides when a run is stopped
+    (BatchStopJobRun); ``stop_job_run_on_kill`` keeps upstream's meaning when given: False never
+    stops, True stops on every kill.
 
     What it does not do: it never adopts a run it cannot tie to this task instance (a concurrent
     run without its token fails the try with the runs' ids). Runs of one job share the job's

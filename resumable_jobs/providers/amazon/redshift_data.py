@@ -67,8 +67,9 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
     return its result if it FINISHED, or submit a new generation (a new token) if it FAILED, was
     ABORTED or the Data API no longer knows it. It then polls DescribeStatement every
     ``poll_interval`` seconds, defers to ``RedshiftDataStatementTrigger`` (this package's), or
-    returns the statement ids without waiting. The statement id goes to XCom under ``redshift_statement_id`` on every path,
-    and the session id under ``session_id`` when the Data API returns one, as upstream pushes it.
+    returns the statement ids without waiting. The statement id goes to XCom under
+    ``redshift_statement_id`` on every path, and the session id under ``session_id`` when the
+    Data API returns one, as upstream pushes it.
 
     What it does not do: fail over to another statement when one FAILED within a try (the task
     fails with the Data API's error message and Airflow's retry submits the next generation), or

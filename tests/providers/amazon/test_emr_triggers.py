@@ -83,7 +83,7 @@ def test_serverless_cancelled_without_a_user_action_cancels_only_when_the_task_l
     serverless_app, monkeypatch, left_deferred, cancelled
 ):
     """Upstream's behaviour before Airflow 3.3 (no on_kill): a cancel whose task is no longer deferred was a user's."""
-    from resumable_jobs.providers.amazon.emr_triggers import EmrServerlessJobRunTrigger
+    from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
     from tests.providers.amazon.emr_fixtures import serverless_operator
 
     serverless_app.hold()

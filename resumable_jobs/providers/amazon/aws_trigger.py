@@ -7,8 +7,9 @@ and one API call per job and poll, with no blocking call on the loop.
 
 How it works: a subclass names its ``service``, reads one description (:meth:`AwsJobTrigger.describe`)
 and classifies it (:meth:`AwsJobTrigger.classify`) with what the family's ``*_status`` module
-already knows. :meth:`AwsJobTrigger.run` reads every ``poll_interval`` seconds and logs each state
-change once; when the job is no longer active it fires the mixin's event ``{"status": "success" |
+already knows. :meth:`AwsJobTrigger.run` reads every ``poll_interval`` seconds and logs each change
+of an active state once (the end at debug level: a thousand jobs ending together must not log a
+thousand lines in one second); when the job is no longer active it fires the mixin's event ``{"status": "success" |
 "error", "external_id", "message"}`` (the message: the job's own reason for a failure) - or, with
 ``upstream_id_key``, upstream's trigger's shape, which the operator translates as it always did. A
 transient error (throttling, 429/5xx, a timeout, an unreachable endpoint; botocore's own retries
@@ -151,11 +152,14 @@ class AwsJobTrigger(BaseTrigger):
                 continue
             failures, reads = 0, reads + 1
             state = self.classify(description)
-            if state.state != last_state:
-                self.log.info("%s is %s", self.job_label, state.state)
-                last_state = state.state
             if not state.active:
+                # At debug level: when a thousand jobs end in the same second, a thousand info lines
+                # (each shipped to the supervisor and a task log) would stall the loop; the event says it.
+                self.log.debug("%s is %s", self.job_label, state.state)
                 return self._event("success" if state.succeeded else "error", state.message)
+            if state.state != last_state:
+                self.log.info("%s is %s; reading it every %s s", self.job_label, state.state, self.poll_interval)
+                last_state = state.state
             if self.max_attempts is not None and reads >= self.max_attempts:
                 return self._event(
                     "error",

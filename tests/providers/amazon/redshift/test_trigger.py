@@ -108,6 +108,9 @@ class _Log:
     def warning(self, message: str, *args: Any) -> None:
         self._record("warning", message, *args)
 
+    def debug(self, message: str, *args: Any) -> None:
+        self._record("debug", message, *args)
+
 
 def test_throttling_is_read_again_at_the_next_poll_and_logged(moto_redshift, monkeypatch):
     from botocore.exceptions import ClientError
@@ -136,7 +139,7 @@ def test_throttling_is_read_again_at_the_next_poll_and_logged(moto_redshift, mon
     assert log.lines == [
         f"warning: Could not read {statement} (failed reads in a row: 1; the wait ends at 5): {throttled}",
         f"warning: Could not read {statement} (failed reads in a row: 2; the wait ends at 5): {throttled}",
-        f"info: {statement} is FINISHED",
+        f"debug: {statement} is FINISHED",
     ]
 
 

@@ -118,3 +118,25 @@ def test_it_serialises_to_itself_with_upstreams_kwargs(batch_api):
     assert classpath == "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger"
     assert (rebuilt.job_id, rebuilt.waiter_delay, rebuilt.waiter_max_attempts) == (JOB, 30, 4200)
     assert (rebuilt.aws_conn_id, rebuilt.region_name) == ("rj_batch", "eu-west-1")
+
+
+@pytest.mark.parametrize("end", ["SUCCEEDED", "FAILED"])
+def test_a_task_deferred_on_upstreams_trigger_resumes_from_its_event_after_the_upgrade(batch_api, end):
+    """The previous release deferred to upstream's ``BatchJobTrigger``; its event resumes this release's operator."""
+    from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
+
+    from resumable_jobs import ExternalJobFailed
+    from resumable_jobs.providers.amazon import BatchOperator
+    from resumable_jobs.testing import FakeTaskInstance, InMemoryTaskStateStore, make_context
+
+    batch_api.scripts[JOB] = ["RUNNING", end]
+    event = run_trigger_until_event(BatchJobTrigger(job_id=JOB, aws_conn_id="rj_batch", waiter_delay=0))
+    operator = BatchOperator(
+        task_id="etl", job_name="etl", job_queue="q", job_definition="etl:1", aws_conn_id="rj_batch", deferrable=True
+    )
+    context = make_context(InMemoryTaskStateStore(), FakeTaskInstance())
+    if end == "SUCCEEDED":
+        assert operator.execute_complete(context, event) == JOB
+    else:
+        with pytest.raises(ExternalJobFailed, match=f"ended FAILED; statusReason: {FAILED_REASON}; exit code 1"):
+            operator.execute_complete(context, event)

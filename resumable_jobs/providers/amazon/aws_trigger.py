@@ -9,9 +9,10 @@ How it works: a subclass names its ``service``, reads one description (:meth:`Aw
 and classifies it (:meth:`AwsJobTrigger.classify`) with what the family's ``*_status`` module
 already knows. :meth:`AwsJobTrigger.run` reads every ``poll_interval`` seconds and logs each change
 of an active state once (the end at debug level: a thousand jobs ending together must not log a
-thousand lines in one second); when the job is no longer active it fires the mixin's event ``{"status": "success" |
-"error", "external_id", "message"}`` (the message: the job's own reason for a failure) - or, with
-``upstream_id_key``, upstream's trigger's shape, which the operator translates as it always did. A
+thousand lines in one second); when the job is no longer active it fires the mixin's event
+``{"status": "success" | "error", "external_id", "message"}`` (the message: the job's own reason
+for a failure) - or, with ``upstream_id_key``, upstream's trigger's shape, which the operator
+translates as it always did. A
 transient error (throttling, 429/5xx, a timeout, an unreachable endpoint; botocore's own retries
 already ran inside the call) is logged and the job read again at the next poll; the
 :data:`MAX_TRANSIENT_ERRORS`-th in a row, or any other error (a refusal, an unknown job, a bad

@@ -428,6 +428,20 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "batch",
+        "ours",
+        "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger",
+        lambda job, b: {
+            "job_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+        },
+        r'^POST /v1/describejobs .*"jobs":\s*\[\s*"(?P<job>[^"]+)"',
+        _batch,
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "batch-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.batch.BatchJobTrigger",
         lambda job, b: {
@@ -453,6 +467,16 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "redshift-data",
+        "ours",
+        "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger",
+        lambda job, b: {"statement_id": job, "poll_interval": b.poll, **_aws_kwargs(b), "cancel_on_kill": True},
+        r'^POST / \{.*"Id":\s*"(?P<job>rsd-[^"]+)"',  # X-Amz-Target: RedshiftData.DescribeStatement
+        _redshift_data,
+        job_id=lambda i: f"rsd-0000-4000-8000-{i:012d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "redshift-data-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.redshift_data.RedshiftDataTrigger",
         lambda job, b: {
@@ -486,6 +510,23 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "emr-serverless",
+        "ours",
+        "resumable_jobs.providers.amazon.emr_serverless_trigger.EmrServerlessJobRunTrigger",
+        lambda job, b: {
+            "application_id": EMR_APPLICATION,
+            "job_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /applications/{EMR_APPLICATION}/jobruns/(?P<job>[^/? ]+)",
+        _emr_serverless,
+        job_id=lambda i: f"00fbenchrun{i:05d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "emr-serverless-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.emr.EmrServerlessStartJobTrigger",
         lambda job, b: {
@@ -503,6 +544,22 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "emr-containers",
+        "ours",
+        "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger",
+        lambda job, b: {
+            "virtual_cluster_id": EMR_VIRTUAL_CLUSTER,
+            "job_id": job,
+            **_aws_kwargs(b),
+            "waiter_delay": max(1, round(b.poll)),
+            "cancel_on_kill": True,
+        },
+        rf"^GET /virtualclusters/{EMR_VIRTUAL_CLUSTER}/jobruns/(?P<job>[^/? ]+)",
+        _emr_containers,
+        job_id=lambda i: f"benchjobrun{i:09d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "emr-containers-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.emr.EmrContainerTrigger",
         lambda job, b: {
@@ -519,6 +576,22 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "glue",
+        "ours",
+        "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger",
+        lambda job, b: {
+            "job_name": GLUE_JOB,
+            "run_id": job,
+            "waiter_delay": max(1, round(b.poll)),
+            "waiter_max_attempts": 100000,
+            **_aws_kwargs(b),
+        },
+        r'^POST / \{.*"RunId":\s*"(?P<job>jr_[^"]+)"',  # X-Amz-Target: AWSGlue.GetJobRun
+        _glue,
+        job_id=lambda i: f"jr_bench{i:056d}",
+        env=_aws_env,
+    ),
+    TriggerClass(
+        "glue-upstream",
         "upstream",
         "airflow.providers.amazon.aws.triggers.glue.GlueJobCompleteTrigger",
         lambda job, b: {

@@ -34,7 +34,7 @@ with DAG(
         configuration_overrides={
             "monitoringConfiguration": {"s3MonitoringConfiguration": {"logUri": "s3://analytics/emr-logs/"}}
         },
-        deferrable=True,  # waits in the triggerer (EmrServerlessStartJobTrigger); a retry defers again to the same run
+        deferrable=True,  # waits in the triggerer (EmrServerlessJobRunTrigger); a retry defers again to the same run
         aws_conn_id="aws_default",
         region_name="eu-west-1",
         retries=3,

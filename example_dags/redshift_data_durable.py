@@ -5,7 +5,7 @@ second run would do harm (an INSERT that doubles rows, an UNLOAD that writes twi
 statement id is stored before the try waits, and the request carries the submission token as the
 Data API's ClientToken, so a retry - also one whose predecessor died right after ExecuteStatement -
 follows the statement already running instead of running the SQL again. The deferrable task waits
-in the triggerer with upstream's RedshiftDataTrigger; the list of SQL runs as one batch and
+in the triggerer with this package's RedshiftDataStatementTrigger; the list of SQL runs as one batch and
 returns its sub-statement ids.
 """
 

@@ -91,6 +91,11 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
+    "Amazon Redshift": ["resumable_jobs.providers.amazon.redshift_trigger"],
+    "AWS Batch": ["resumable_jobs.providers.amazon.batch_trigger"],
+    "AWS Glue": ["resumable_jobs.providers.amazon.glue_trigger"],
+    "Amazon EMR Serverless": ["resumable_jobs.providers.amazon.emr_serverless_trigger"],
+    "Amazon EMR on EKS": ["resumable_jobs.providers.amazon.emr_containers_trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

@@ -64,9 +64,21 @@ TRIGGERS = {
     "resumable_jobs.providers.spark.yarn.trigger": "YarnApplicationTrigger",
     "resumable_jobs.providers.spark.kubernetes.trigger": "KubernetesDriverPodTrigger",
     "resumable_jobs.providers.snowflake.trigger": "SnowflakeStatementsTrigger",
+    "resumable_jobs.providers.amazon.redshift_trigger": "RedshiftDataStatementTrigger",
+    "resumable_jobs.providers.amazon.batch_trigger": "BatchJobStatusTrigger",
+    "resumable_jobs.providers.amazon.glue_trigger": "GlueJobRunTrigger",
+    "resumable_jobs.providers.amazon.emr_serverless_trigger": "EmrServerlessJobRunTrigger",
+    "resumable_jobs.providers.amazon.emr_containers_trigger": "EmrContainerJobRunTrigger",
 }
 #: trigger module -> the integration it belongs to (the Spark triggers unless listed)
-TRIGGER_INTEGRATIONS = {"resumable_jobs.providers.snowflake.trigger": "Snowflake"}
+TRIGGER_INTEGRATIONS = {
+    "resumable_jobs.providers.snowflake.trigger": "Snowflake",
+    "resumable_jobs.providers.amazon.redshift_trigger": "Amazon Redshift",
+    "resumable_jobs.providers.amazon.batch_trigger": "AWS Batch",
+    "resumable_jobs.providers.amazon.glue_trigger": "AWS Glue",
+    "resumable_jobs.providers.amazon.emr_serverless_trigger": "Amazon EMR Serverless",
+    "resumable_jobs.providers.amazon.emr_containers_trigger": "Amazon EMR on EKS",
+}
 
 
 def test_airflow_providers_triggers_lists_the_spark_triggers():

@@ -29,13 +29,18 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
     "spark-kubernetes": lambda job, e: e["status"] == "success" and e["external_id"] == job,
     "databricks": lambda job, e: e["run_state"] and '"SUCCESS"' in e["run_state"] and e["run_id"] == int(job),
     "bigquery": lambda job, e: e["status"] == "success" and e["job_id"] == job,
-    "batch": lambda job, e: e["status"] == "success" and e["job_id"] == job,
+    "batch": lambda job, e: e == {"status": "success", "job_id": job, "message": "job succeeded"},
+    "batch-upstream": lambda job, e: e["status"] == "success" and e["job_id"] == job,
     "snowflake": lambda job, e: e == {"status": "success", "statement_query_ids": [job]},
-    "redshift-data": lambda job, e: e == {"status": "success", "statement_id": job},
+    "redshift-data": lambda job, e: e == {"status": "success", "external_id": job, "message": "statement finished"},
+    "redshift-data-upstream": lambda job, e: e == {"status": "success", "statement_id": job},
     "dbt-cloud": lambda job, e: e["status"] == "success" and e["run_id"] == int(job),
-    "emr-serverless": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
-    "emr-containers": lambda job, e: e["status"] == "success" and e["job_id"] == job,
-    "glue": lambda job, e: e["status"] == "success" and e["run_id"] == job,
+    "emr-serverless": lambda job, e: e == {"status": "success", "external_id": job, "message": "job run succeeded"},
+    "emr-serverless-upstream": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
+    "emr-containers": lambda job, e: e == {"status": "success", "external_id": job, "message": "job run completed"},
+    "emr-containers-upstream": lambda job, e: e["status"] == "success" and e["job_id"] == job,
+    "glue": lambda job, e: e == {"status": "success", "run_id": job, "message": "job run succeeded"},
+    "glue-upstream": lambda job, e: e["status"] == "success" and e["run_id"] == job,
     "kubernetes-pod": lambda job, e: (
         e["status"] == "success"
         and f"{e['namespace']}:{e['name']}" == job

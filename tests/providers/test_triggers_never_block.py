@@ -117,11 +117,103 @@ def _snowflake(tmp_path, monkeypatch) -> Iterator[Any]:
 
 #: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
 #: a few slow reads. Add a row for every trigger class the provider registers.
+class _FakeRedshiftData:
+    """DescribeStatement (JSON 1.1, ``POST /``) of any id: STARTED for the first ``running_reads`` reads, then FINISHED."""
+
+    def __init__(self, running_reads: int = 1) -> None:
+        self.running_reads, self.reads = running_reads, {}
+
+    def dispatch(self, method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        statement = (body or {}).get("Id", "")
+        self.reads[statement] = self.reads.get(statement, 0) + 1
+        state = "STARTED" if self.reads[statement] <= self.running_reads else "FINISHED"
+        return 200, {"Id": statement, "Status": state, "CreatedAt": 1767225600.0, "UpdatedAt": 1767225601.0}, {}
+
+
+def _aws_connection(monkeypatch, conn_id: str, url: str) -> None:
+    connection = {"conn_type": "aws", "login": "testing", "password": "testing",
+                  "extra": {"endpoint_url": url, "region_name": "us-east-1"}}  # fmt: skip
+    monkeypatch.setenv(f"AIRFLOW_CONN_{conn_id.upper()}", json.dumps(connection))
+
+
+@contextlib.contextmanager
+def _redshift_data(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.redshift_trigger import RedshiftDataStatementTrigger
+
+    api = _FakeRedshiftData(running_reads=2)
+    with _slow(api.dispatch) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield RedshiftDataStatementTrigger("rsd-slow", poll_interval=0, aws_conn_id="aws_slow", region_name="us-east-1")
+
+
+@contextlib.contextmanager
+def _batch(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.batch_trigger import BatchJobStatusTrigger
+    from tests.providers.amazon.fake_batch_api import FakeBatchApi
+
+    api = FakeBatchApi({"job-slow": ["RUNNING", "RUNNING", "SUCCEEDED"]})
+    with _slow(api.dispatch) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield BatchJobStatusTrigger("job-slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
+
+
+@contextlib.contextmanager
+def _glue(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.glue_trigger import GlueJobRunTrigger
+
+    reads = []
+
+    def get_job_run(method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        reads.append(body)
+        state = "RUNNING" if len(reads) < 3 else "SUCCEEDED"
+        return 200, {"JobRun": {"Id": body["RunId"], "JobName": body["JobName"], "JobRunState": state}}, {}
+
+    with _slow(get_job_run) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield GlueJobRunTrigger("etl", "jr_slow", waiter_delay=0, aws_conn_id="aws_slow", region_name="us-east-1")
+
+
+def _emr_run(ended_state: str) -> Callable[[str, str, Any], tuple[int, Any, dict[str, str]]]:
+    """GET .../jobruns/{id} of either EMR API: RUNNING for two reads, then ``ended_state``."""
+    reads: list[str] = []
+
+    def job_run(method: str, target: str, body: Any) -> tuple[int, Any, dict[str, str]]:
+        reads.append(target)
+        run_id = target.rsplit("/", 1)[-1]
+        state = "RUNNING" if len(reads) < 3 else ended_state
+        return 200, {"jobRun": {"id": run_id, "jobRunId": run_id, "name": "etl", "state": state}}, {}
+
+    return job_run
+
+
+@contextlib.contextmanager
+def _emr_serverless(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
+
+    with _slow(_emr_run("SUCCESS")) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield EmrServerlessJobRunTrigger("00fapp", "00frun", waiter_delay=0, aws_conn_id="aws_slow")
+
+
+@contextlib.contextmanager
+def _emr_containers(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
+
+    with _slow(_emr_run("COMPLETED")) as url:
+        _aws_connection(monkeypatch, "aws_slow", url)
+        yield EmrContainerJobRunTrigger("vc0001", "run0001", waiter_delay=0, aws_conn_id="aws_slow")
+
+
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
     "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger": _kubernetes,
     "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
+    "resumable_jobs.providers.amazon.redshift_trigger.RedshiftDataStatementTrigger": _redshift_data,
+    "resumable_jobs.providers.amazon.batch_trigger.BatchJobStatusTrigger": _batch,
+    "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger": _glue,
+    "resumable_jobs.providers.amazon.emr_serverless_trigger.EmrServerlessJobRunTrigger": _emr_serverless,
+    "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger": _emr_containers,
 }
 
 
@@ -391,3 +483,35 @@ def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session
         [f"Snowflake statement {h} is running; checking every 0 s" for h in handles]
         + [f"debug: Snowflake statement {h} succeeded" for h in handles]
     )
+
+
+def test_aws_triggers_of_one_connection_build_one_client_which_closes_with_the_last(monkeypatch):
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.amazon import aws_async
+    from resumable_jobs.providers.amazon.redshift_trigger import RedshiftDataStatementTrigger
+
+    built: list[tuple[Any, str]] = []
+    real_creator = aws_async._client_creator
+
+    def counting_creator(connection, service):
+        built.append((connection.aws_conn_id, service))
+        return real_creator(connection, service)
+
+    monkeypatch.setattr(aws_async, "_client_creator", counting_creator)
+    api = _FakeRedshiftData(running_reads=2)
+    statements = [f"rsd-{n}" for n in range(20)]
+    with serve_http(api.dispatch) as url:
+        _aws_connection(monkeypatch, "aws_shared", url)
+
+        async def all_of_them() -> list[Any]:
+            triggers = [
+                RedshiftDataStatementTrigger(s, poll_interval=0, aws_conn_id="aws_shared", region_name="us-east-1")
+                for s in statements
+            ]
+            return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+        events = asyncio.run(all_of_them())
+    assert [(e["status"], e["external_id"]) for e in events] == [("success", s) for s in statements]
+    assert api.reads == {s: 3 for s in statements}  # one DescribeStatement per poll, nothing else
+    assert built == [("aws_shared", "redshift-data")]
+    assert shared_clients._POOLS == {}  # the client was closed with the last trigger

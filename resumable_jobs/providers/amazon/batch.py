@@ -6,12 +6,13 @@ died while submitting, while polling, before deferring or while the trigger wait
 every path returns the job id, pushes it to XCom and shows the console links.
 
 How it works: it implements the resumable contract on top of the Amazon provider's
-``BatchClientHook`` and ``BatchJobTrigger`` (both imported inside methods, so parsing a DAG pulls
-in neither boto3 nor the provider). SubmitJob carries the mixin's ``submission_token`` as the tag
+``BatchClientHook`` and this package's ``BatchJobStatusTrigger`` (both imported inside methods, so
+parsing a DAG pulls in neither boto3 nor the provider). SubmitJob carries the mixin's ``submission_token`` as the tag
 :data:`~resumable_jobs.providers.amazon.lookup.TOKEN_TAG_KEY`; ``find_job`` searches the queue
 for it, which closes the window between SubmitJob and the id being persisted. Statuses map as in
 :mod:`resumable_jobs.providers.amazon.status`. The synchronous path polls DescribeJobs every
-``poll_interval`` seconds; the deferrable path hands the job to ``BatchJobTrigger``.
+``poll_interval`` seconds; the deferrable path hands the job to ``BatchJobStatusTrigger`` (one
+DescribeJobs per poll through a client shared by the triggerer's loop).
 
 What it does not do: it does not subclass or import upstream's operator, so upstream's private
 helpers and its link classes (which import botocore) are not used; ``waiters`` objects still
@@ -41,8 +42,9 @@ from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.batch_client import BatchClientHook
-    from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.amazon.batch_trigger import BatchJobStatusTrigger
 
 __all__ = ["BatchOperator"]
 
@@ -62,7 +64,7 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
     submission token), reconnect to the stored job while it is SUBMITTED...RUNNING, return at
     once if it SUCCEEDED, or submit a new generation if it FAILED or DescribeJobs no longer
     knows it. It then polls (``poll_interval`` seconds between DescribeJobs calls, at most
-    ``max_retries`` checks), defers to ``BatchJobTrigger``, or returns the id when not waiting.
+    ``max_retries`` checks), defers to ``BatchJobStatusTrigger``, or returns the id when not waiting.
 
     What it does not do: ``job_id=`` does not attach to an existing job (as upstream, it is
     overwritten by the submission; the store decides what to reconnect to). A FAILED job is not
@@ -303,10 +305,10 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         self._publish_log_link(external_id, context)
         return external_id
 
-    def build_trigger(self, external_id: Any, context: Context) -> BatchJobTrigger:
-        from airflow.providers.amazon.aws.triggers.batch import BatchJobTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> BatchJobStatusTrigger:
+        from resumable_jobs.providers.amazon.batch_trigger import BatchJobStatusTrigger
 
-        return BatchJobTrigger(
+        return BatchJobStatusTrigger(
             job_id=external_id,
             waiter_delay=int(self.poll_interval),
             waiter_max_attempts=self.max_retries,
@@ -314,7 +316,8 @@ class BatchOperator(ResumableJobMixin, BaseOperator):
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``BatchJobTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
+        """Translate the trigger's event (``status``, ``job_id``, ``message``: ours, or upstream's ``BatchJobTrigger``'s
+        from a task deferred before the upgrade) and finish."""
         event = aws.translate_trigger_event(
             event,
             "job_id",

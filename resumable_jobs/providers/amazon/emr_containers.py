@@ -5,8 +5,8 @@ parameters and template fields) whose retries never start a second run for one t
 and whose every path returns the run id.
 
 How it works: it implements the resumable contract on the Amazon provider's ``EmrContainerHook``
-(its ``submit_job``, ``stop_query`` and client) and ``EmrContainerTrigger``, imported inside
-methods. StartJobRun's ``clientToken`` is the mixin's ``submission_token``: the same on every try
+(its ``submit_job``, ``stop_query`` and client) and this package's ``EmrContainerJobRunTrigger``,
+imported inside methods. StartJobRun's ``clientToken`` is the mixin's ``submission_token``: the same on every try
 of one generation (EMR on EKS answers a repeated token with the run it already started), a new
 one after a failed run, so a retry after a FAILED run is not handed that run back (upstream's
 #69625 problem). A ``client_request_token`` given by the user is the first generation's token.
@@ -36,8 +36,9 @@ from resumable_jobs.providers.common import default_deferrable
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrContainerHook
-    from airflow.providers.amazon.aws.triggers.emr import EmrContainerTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
 
 __all__ = ["EmrContainerOperator"]
 
@@ -53,8 +54,8 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
     token), reconnect while the run is PENDING/SUBMITTED/RUNNING, return at once if it
     COMPLETED, or submit a new generation after FAILED/CANCELLED or a run DescribeJobRun no
     longer knows. It then polls DescribeJobRun every ``poll_interval`` seconds (at most
-    ``max_polling_attempts`` checks when given), defers to ``EmrContainerTrigger``, or returns
-    the run id.
+    ``max_polling_attempts`` checks when given), defers to ``EmrContainerJobRunTrigger`` (one
+    DescribeJobRun per poll through a client shared by the triggerer's loop), or returns the run id.
 
     What it does not do: retry a FAILED run inside the try (Airflow's retry submits the next
     generation).
@@ -223,23 +224,21 @@ class EmrContainerOperator(ResumableJobMixin, BaseOperator):
         self._raise_unless_succeeded(self._run(external_id))
         return external_id
 
-    def build_trigger(self, external_id: Any, context: Context) -> EmrContainerTrigger:
-        from airflow.providers.amazon.aws.triggers.emr import EmrContainerTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> EmrContainerJobRunTrigger:
+        from resumable_jobs.providers.amazon.emr_containers_trigger import EmrContainerJobRunTrigger
 
-        kwargs: dict[str, Any] = {}
-        if self.max_polling_attempts:
-            kwargs["waiter_max_attempts"] = self.max_polling_attempts
-        return EmrContainerTrigger(
+        return EmrContainerJobRunTrigger(
             virtual_cluster_id=self.virtual_cluster_id,
             job_id=external_id,
             waiter_delay=int(self.poll_interval),
+            waiter_max_attempts=self.max_polling_attempts or None,
             cancel_on_kill=self.cancel_on_kill,
             **aws.trigger_kwargs(self),
-            **kwargs,
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``EmrContainerTrigger``'s event (``status``, ``job_id``, ``message``) and finish."""
+        """Finish from our trigger's event, or translate upstream's ``EmrContainerTrigger``'s (``status``,
+        ``job_id``, ``message``: a task deferred before the upgrade)."""
         event = aws.translate_trigger_event(event, "job_id", "job run completed", self._trigger_error_message)
         return super().execute_complete(context, event)
 

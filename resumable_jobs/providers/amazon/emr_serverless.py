@@ -6,7 +6,7 @@ one task instance - whether the worker died while submitting, while polling, bef
 while the trigger waited - and whose every path returns the run id and shows the links.
 
 How it works: it implements the resumable contract on the Amazon provider's ``EmrServerlessHook``
-and ``EmrServerlessStartJobTrigger`` (imported inside methods). StartJobRun's ``clientToken`` is
+and this package's ``EmrServerlessJobRunTrigger`` (imported inside methods). StartJobRun's ``clientToken`` is
 the mixin's ``submission_token`` - the same on every try of one generation, a new one after a
 failed run - so a retry that lost the run id repeats StartJobRun and EMR Serverless answers with
 the run it already started. A ``client_request_token`` given by the user is the first
@@ -38,8 +38,9 @@ from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.emr import EmrServerlessHook
-    from airflow.providers.amazon.aws.triggers.emr import EmrServerlessStartJobTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
 
 __all__ = ["EmrServerlessStartJobOperator"]
 
@@ -63,8 +64,8 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
     submit (``clientToken`` = the submission token), reconnect while the run is SUBMITTED ...
     RUNNING, return at once if it is SUCCESS, or submit a new generation after FAILED/CANCELLED
     or a run GetJobRun no longer knows. It then polls GetJobRun every ``waiter_delay`` seconds
-    (at most ``waiter_max_attempts`` checks), defers to ``EmrServerlessStartJobTrigger``, or
-    returns the run id.
+    (at most ``waiter_max_attempts`` checks), defers to ``EmrServerlessJobRunTrigger`` (one
+    GetJobRun per poll through a client shared by the triggerer's loop), or returns the run id.
 
     What it does not do: retry a FAILED run inside the try (Airflow's retry submits the next
     generation), nor honour a ``clientToken`` in ``config`` differently from
@@ -243,10 +244,10 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         self._raise_unless_succeeded(emr_status.serverless_job_run(self.hook.conn, self.application_id, external_id))
         return external_id
 
-    def build_trigger(self, external_id: Any, context: Context) -> EmrServerlessStartJobTrigger:
-        from airflow.providers.amazon.aws.triggers.emr import EmrServerlessStartJobTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> EmrServerlessJobRunTrigger:
+        from resumable_jobs.providers.amazon.emr_serverless_trigger import EmrServerlessJobRunTrigger
 
-        return EmrServerlessStartJobTrigger(
+        return EmrServerlessJobRunTrigger(
             application_id=self.application_id,
             job_id=external_id,
             waiter_delay=int(self.waiter_delay),
@@ -256,7 +257,8 @@ class EmrServerlessStartJobOperator(ResumableJobMixin, BaseOperator):
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``EmrServerlessStartJobTrigger``'s event (``job_details`` or ``message``) and finish."""
+        """Finish from our trigger's event, or translate upstream's ``EmrServerlessStartJobTrigger``'s
+        (``job_details`` or ``message``: a task deferred before the upgrade)."""
         if isinstance(event, dict) and "external_id" not in event and event.get("status") in TRIGGER_END_STATUSES:
             details = event.get("job_details") or {}
             job_run_id = details.get("job_id") or self._job_id_from_xcom(context) or _stored_id(self, context)

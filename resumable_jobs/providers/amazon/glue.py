@@ -7,9 +7,10 @@ polling, before deferring or while the trigger waited - and never fail on
 ``ConcurrentRunsExceededException`` while their own run goes on.
 
 How it works: the resumable contract on top of the Amazon provider's ``GlueJobHook`` (creating or
-updating the job as upstream does, then StartJobRun) and ``GlueJobCompleteTrigger``, both
-imported inside methods. Glue has no idempotency token, so every run carries the mixin's
-``submission_token`` in its ``Arguments`` under
+updating the job as upstream does, then StartJobRun) and this package's ``GlueJobRunTrigger``
+(upstream's ``GlueJobCompleteTrigger`` with ``verbose=True``), both imported inside methods.
+Glue has no idempotency token, so every run carries the mixin's ``submission_token`` in its
+``Arguments`` under
 :data:`~resumable_jobs.providers.amazon.glue_lookup.TOKEN_ARGUMENT`, and ``find_job`` searches
 GetJobRuns for it; a StartJobRun refused for concurrency is answered by the same search. States
 map as in :mod:`resumable_jobs.providers.amazon.glue_status`.
@@ -48,8 +49,8 @@ from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.glue import GlueJobHook
-    from airflow.providers.amazon.aws.triggers.glue import GlueJobCompleteTrigger
     from airflow.sdk import Context
+    from airflow.triggers.base import BaseTrigger
 
 __all__ = ["GlueJobOperator"]
 
@@ -68,10 +69,12 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
     the job first, as upstream), follow the stored run while it is STARTING...STOPPING, return
     at once if it SUCCEEDED, or start a new generation's run if it ended otherwise or Glue no
     longer knows it. It then polls GetJobRun every ``job_poll_interval`` seconds (streaming the
-    run's CloudWatch logs with ``verbose=True``), defers to ``GlueJobCompleteTrigger``
-    (``waiter_delay``, ``waiter_max_attempts``), or returns the run id when not waiting. The
-    lifecycle rule decides when a run is stopped (BatchStopJobRun); ``stop_job_run_on_kill``
-    keeps upstream's meaning when given: False never stops, True stops on every kill.
+    run's CloudWatch logs with ``verbose=True``), defers to ``GlueJobRunTrigger`` (one GetJobRun
+    per poll through a client shared by the triggerer's loop; upstream's ``GlueJobCompleteTrigger``
+    with ``verbose=True``, which forwards the logs; ``waiter_delay``, ``waiter_max_attempts``), or
+    returns the run id when not waiting. The lifecycle rule decides when a run is stopped
+    (BatchStopJobRun); ``stop_job_run_on_kill`` keeps upstream's meaning when given: False never
+    stops, True stops on every kill.
 
     What it does not do: it never adopts a run it cannot tie to this task instance (a concurrent
     run without its token fails the try with the runs' ids). Runs of one job share the job's
@@ -357,20 +360,26 @@ class GlueJobOperator(ResumableJobMixin, BaseOperator):
         """The job run id, as upstream returns."""
         return external_id
 
-    def build_trigger(self, external_id: Any, context: Context) -> GlueJobCompleteTrigger:
-        from airflow.providers.amazon.aws.triggers.glue import GlueJobCompleteTrigger
-
-        return GlueJobCompleteTrigger(
-            job_name=self.job_name,
-            run_id=external_id,
-            verbose=self.verbose,
-            waiter_delay=int(self.waiter_delay),
-            waiter_max_attempts=self.waiter_max_attempts,
+    def build_trigger(self, external_id: Any, context: Context) -> BaseTrigger:
+        """Our ``GlueJobRunTrigger``; upstream's ``GlueJobCompleteTrigger`` with ``verbose`` (it forwards the logs)."""
+        kwargs = {
+            "job_name": self.job_name,
+            "run_id": external_id,
+            "waiter_delay": int(self.waiter_delay),
+            "waiter_max_attempts": self.waiter_max_attempts,
             **aws.trigger_kwargs(self),
-        )
+        }
+        if self.verbose:
+            from airflow.providers.amazon.aws.triggers.glue import GlueJobCompleteTrigger
+
+            return GlueJobCompleteTrigger(verbose=True, **kwargs)
+        from resumable_jobs.providers.amazon.glue_trigger import GlueJobRunTrigger
+
+        return GlueJobRunTrigger(**kwargs)
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``GlueJobCompleteTrigger``'s event (``status``, ``run_id``, ``message``) and finish."""
+        """Translate the trigger's event (``status``, ``run_id``, ``message``: ours or upstream's
+        ``GlueJobCompleteTrigger``'s) and finish."""
         event = aws.translate_trigger_event(event, "run_id", "job run succeeded", self._trigger_error)
         return super().execute_complete(context, event)
 

@@ -6,9 +6,10 @@ one task instance - whether the worker died while submitting, while polling, bef
 while the trigger waited - on the synchronous, deferrable and submit-only paths alike.
 
 How it works: it implements the resumable contract with the Amazon provider's
-``RedshiftDataHook`` (its boto3 client) and ``RedshiftDataTrigger``, both imported inside methods,
-so parsing a DAG pulls in neither boto3 nor the provider. ExecuteStatement (a string ``sql``) or
-BatchExecuteStatement (a list) carries the mixin's ``submission_token`` as ``ClientToken``: a
+``RedshiftDataHook`` (its boto3 client) and, to wait deferred, this package's
+``RedshiftDataStatementTrigger`` (one shared aiobotocore client per triggerer loop), both imported
+inside methods, so parsing a DAG pulls in neither boto3 nor the provider. ExecuteStatement (a
+string ``sql``) or BatchExecuteStatement (a list) carries the mixin's ``submission_token`` as ``ClientToken``: a
 retry whose predecessor died between the call and the id being persisted sends the same request
 with the same token, and the Data API answers with the statement it already started instead of
 starting another. Statuses map as in :mod:`resumable_jobs.providers.amazon.redshift_status`.
@@ -39,8 +40,9 @@ from resumable_jobs.providers.common import default_deferrable, push_xcom
 
 if TYPE_CHECKING:
     from airflow.providers.amazon.aws.hooks.redshift_data import RedshiftDataHook
-    from airflow.providers.amazon.aws.triggers.redshift_data import RedshiftDataTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.amazon.redshift_trigger import RedshiftDataStatementTrigger
 
 __all__ = ["RedshiftDataOperator"]
 
@@ -64,9 +66,10 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
     ``ClientToken``), reconnect to the stored statement while it is SUBMITTED, PICKED or STARTED,
     return its result if it FINISHED, or submit a new generation (a new token) if it FAILED, was
     ABORTED or the Data API no longer knows it. It then polls DescribeStatement every
-    ``poll_interval`` seconds, defers to ``RedshiftDataTrigger``, or returns the statement ids
-    without waiting. The statement id goes to XCom under ``redshift_statement_id`` on every path,
-    and the session id under ``session_id`` when the Data API returns one, as upstream pushes it.
+    ``poll_interval`` seconds, defers to ``RedshiftDataStatementTrigger`` (this package's), or
+    returns the statement ids without waiting. The statement id goes to XCom under
+    ``redshift_statement_id`` on every path, and the session id under ``session_id`` when the
+    Data API returns one, as upstream pushes it.
 
     What it does not do: fail over to another statement when one FAILED within a try (the task
     fails with the Data API's error message and Airflow's retry submits the next generation), or
@@ -259,19 +262,22 @@ class RedshiftDataOperator(ResumableJobMixin, BaseOperator):
         self.log.debug("Statement result(s): %s", results)
         return results
 
-    def build_trigger(self, external_id: Any, context: Context) -> RedshiftDataTrigger:
-        from airflow.providers.amazon.aws.triggers.redshift_data import RedshiftDataTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> RedshiftDataStatementTrigger:
+        from resumable_jobs.providers.amazon.redshift_trigger import RedshiftDataStatementTrigger
 
-        return RedshiftDataTrigger(
+        return RedshiftDataStatementTrigger(
             statement_id=external_id,
-            task_id=self.task_id,
             poll_interval=self.poll_interval,
             cancel_on_kill=self.cancel_on_kill,
             **aws.trigger_kwargs(self),
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``RedshiftDataTrigger``'s event (``status``, ``statement_id``, ``message``) and finish."""
+        """Finish from our trigger's event, or from upstream's ``RedshiftDataTrigger``'s, translated.
+
+        Upstream's event (``status``, ``statement_id``, ``message``) comes from a task deferred
+        before the upgrade to our trigger.
+        """
         event = aws.translate_trigger_event(event, "statement_id", "statement finished", self._trigger_error_message)
         return super().execute_complete(context, event)
 

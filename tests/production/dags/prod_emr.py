@@ -1,7 +1,7 @@
 """Production-suite DAGs on EMR Serverless and EMR on EKS in moto_server (our moto models).
 
-The real ``EmrServerlessHook`` / ``EmrContainerHook`` and the real ``EmrServerlessStartJobTrigger``
-/ ``EmrContainerTrigger`` reach moto_server through AIRFLOW_CONN_AWS_DEFAULT. The application and
+The real ``EmrServerlessHook`` / ``EmrContainerHook`` and our ``EmrServerlessJobRunTrigger``
+/ ``EmrContainerJobRunTrigger`` reach moto_server through AIRFLOW_CONN_AWS_DEFAULT. The application and
 virtual cluster come from RJ_PROD_EMR_APPLICATION and RJ_PROD_EMR_VIRTUAL_CLUSTER; job runs stay
 RUNNING until the drill releases them (moto's state manager, progression ``hold``).
 """

@@ -1,6 +1,6 @@
 """Production-suite DAGs on the Redshift Data API in moto_server (our model: statements held STARTED).
 
-The real ``RedshiftDataHook`` and ``RedshiftDataTrigger`` reach moto_server through
+The real ``RedshiftDataHook`` and our ``RedshiftDataStatementTrigger`` reach moto_server through
 AIRFLOW_CONN_AWS_DEFAULT. The drill's backend holds statements STARTED (moto's state manager,
 see ``resumable_jobs.local.moto_models.redshift_data``) until it releases them.
 """

@@ -8,11 +8,13 @@
   ``BatchClientHook``; used where a job must stay SUBMITTED...RUNNING for a while. Each stubbed
   response is queued in the order the operator calls the API, so an unexpected extra SubmitJob
   fails the test.
-* ``batch_trigger_in_process``: the upstream ``BatchJobTrigger.run`` needs aiobotocore, which
-  these environments do not install, and moto's in-process mock does not serve aiobotocore. The
-  fixture replaces ``run`` for the test with a stand-in that evaluates the same
+* ``batch_trigger_in_process``: moto's in-process mock does not serve aiobotocore. The fixture
+  replaces upstream's ``BatchJobTrigger.run`` for the test with a stand-in that evaluates the same
   ``batch_job_complete`` waiter synchronously and fires the same event shapes
-  (``{"status": "success", "job_id": ...}`` / ``{"status": "error", "message": ..., "job_id": ...}``).
+  (``{"status": "success", "job_id": ...}`` / ``{"status": "error", "message": ..., "job_id": ...}``),
+  and our ``BatchJobStatusTrigger.describe`` with the same DescribeJobs through boto3 (the rest of
+  our trigger runs as it is; its aiobotocore path is tested against a local server in
+  ``test_batch_trigger.py``).
 """
 
 from __future__ import annotations
@@ -180,6 +182,17 @@ def batch_trigger_in_process(monkeypatch):
             yield TriggerEvent({"status": "success", self.return_key: job_id})
 
     monkeypatch.setattr(BatchJobTrigger, "run", run)
+
+    # Ours reads through aiobotocore as well: only its transport is replaced (its events are its own).
+    from resumable_jobs.providers.amazon import status
+    from resumable_jobs.providers.amazon.batch_trigger import BatchJobStatusTrigger
+
+    async def describe(self, lease):
+        import boto3
+
+        return status.describe_job(boto3.client("batch", region_name=self.region_name or REGION), self.job_id)
+
+    monkeypatch.setattr(BatchJobStatusTrigger, "describe", describe)
 
 
 @pytest.fixture

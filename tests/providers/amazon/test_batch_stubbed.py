@@ -77,10 +77,10 @@ def test_deferrable_retry_defers_again_to_the_active_job(stubbed_batch, point):
         retry.execute(context)
     assert type(deferred.value).__name__ == "TaskDeferred"
     trigger = deferred.value.trigger
-    assert type(trigger).__name__ == "BatchJobTrigger"
+    assert type(trigger).__name__ == "BatchJobStatusTrigger"
     assert trigger.serialize()[1]["job_id"] == JOB
 
-    # The triggerer fires BatchJobTrigger's success event; the resumed task returns the job id.
+    # The triggerer fires the trigger's success event; the resumed task returns the job id.
     stubbed_batch.expect_describe(JOB, "SUCCEEDED", times=3)  # links, result check, log location
     assert retry.execute_complete(context, {"status": "success", "job_id": JOB}) == JOB
     stubbed_batch.stubber.assert_no_pending_responses()

@@ -1,6 +1,6 @@
 """EmrContainerOperator against moto's EMR on EKS (ThreadedMotoServer + our models).
 
-The real ``EmrContainerHook`` submits and polls; the real ``EmrContainerTrigger`` waits in the
+The real ``EmrContainerHook`` submits and polls; our ``EmrContainerJobRunTrigger`` waits in the
 deferrable tests (aiobotocore against the same server). moto leaves runs RUNNING until released,
 so most tests release them first (``immediate``: COMPLETED at the next read). Job runs are
 counted from ListJobRuns: what the service saw. What EMR Serverless shares (failed runs,

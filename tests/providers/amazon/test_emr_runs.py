@@ -47,7 +47,7 @@ class EmrKind:
 
     def trigger_is_for(self, trigger: Any) -> bool:
         """The trigger follows this application / virtual cluster, with upstream's options."""
-        if self.trigger == "EmrServerlessStartJobTrigger":
+        if self.trigger == "EmrServerlessJobRunTrigger":
             return trigger.application_id == self.runs.application_id and trigger.cancel_on_kill is True
         return trigger.virtual_cluster_id == self.runs.virtual_cluster_id
 
@@ -59,13 +59,13 @@ def emr(request) -> EmrKind:
         app = request.getfixturevalue("serverless_app")
         failure = r"ended FAILED; stateDetails: Job run failed"
         return EmrKind(
-            app, partial(serverless_operator, app), "emr_serverless_job_run_id", "EmrServerlessStartJobTrigger", failure
+            app, partial(serverless_operator, app), "emr_serverless_job_run_id", "EmrServerlessJobRunTrigger", failure
         )
     cluster = request.getfixturevalue("virtual_cluster")
     cluster.release()
     failure = r"ended FAILED; failureReason: USER_ERROR; stateDetails: Job run"
     return EmrKind(
-        cluster, partial(container_operator, cluster), "emr_containers_job_id", "EmrContainerTrigger", failure
+        cluster, partial(container_operator, cluster), "emr_containers_job_id", "EmrContainerJobRunTrigger", failure
     )
 
 
@@ -84,7 +84,7 @@ def test_submit_only_returns_the_id_of_the_running_run(emr):
     assert emr.runs.run(result)["state"] == "RUNNING"
 
 
-def test_deferrable_run_waits_in_upstreams_trigger_and_returns_the_id(emr):
+def test_deferrable_run_waits_in_our_trigger_and_returns_the_id(emr):
     ti = FakeTaskInstance()
     operator = emr.build(deferrable=True)
     with pytest.raises(BaseException) as deferred:

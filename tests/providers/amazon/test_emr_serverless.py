@@ -1,6 +1,6 @@
 """EmrServerlessStartJobOperator against moto's EMR Serverless (ThreadedMotoServer + our models).
 
-The real ``EmrServerlessHook`` submits and polls; the real ``EmrServerlessStartJobTrigger`` waits
+The real ``EmrServerlessHook`` submits and polls; our ``EmrServerlessJobRunTrigger`` waits
 in the deferrable tests (aiobotocore against the same server). Job runs are counted from
 ListJobRuns: what the service saw, not what the operator says it did. What EMR on EKS shares
 (failed runs, submit-only, the trigger, every crash point, the job lifecycle) is in test_emr_runs.py.
@@ -55,7 +55,7 @@ def test_deferrable_defers_to_upstreams_application_trigger_while_the_applicatio
     event = run_trigger_until_event(deferred.value.trigger)
     with pytest.raises(BaseException) as job_deferred:
         operator.execute(context, event=event)
-    assert type(job_deferred.value.trigger).__name__ == "EmrServerlessStartJobTrigger"
+    assert type(job_deferred.value.trigger).__name__ == "EmrServerlessJobRunTrigger"
     assert len(serverless_app.runs()) == 1
 
 

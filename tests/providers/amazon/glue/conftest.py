@@ -5,11 +5,12 @@
   SUCCEEDED at the first read; ``moto_glue.hold()`` keeps new runs RUNNING until
   ``moto_glue.release(run_id, state)``; ``moto_glue.pace(reads)`` uses moto's own ``manual``
   progression (STARTING for ``reads`` GetJobRun calls, RUNNING for as many, then SUCCEEDED).
-* ``glue_trigger_in_process``: ``GlueJobCompleteTrigger.run`` needs aiobotocore, which moto's
+* ``glue_trigger_in_process``: upstream's ``GlueJobCompleteTrigger.run`` needs aiobotocore, which moto's
   in-process mock does not serve; the fixture replaces ``run`` with one that evaluates the same
   ``job_complete`` waiter synchronously and fires the same events (``{"status": "success",
-  "run_id": ...}`` / ``{"status": "error", "message": ..., "run_id": ...}``). The real trigger is
-  exercised against moto_server in ``test_glue_moto_server.py``.
+  "run_id": ...}`` / ``{"status": "error", "message": ..., "run_id": ...}``), and our
+  ``GlueJobRunTrigger.describe`` with the same GetJobRun through boto3. The real triggers are
+  exercised against moto_server in ``test_glue_moto_server.py`` (ours) and ``test_glue_trigger.py``.
 """
 
 from __future__ import annotations
@@ -117,3 +118,14 @@ def glue_trigger_in_process(monkeypatch):
             yield TriggerEvent({"status": "success", "run_id": self.run_id})
 
     monkeypatch.setattr(GlueJobCompleteTrigger, "run", run)
+
+    # Ours reads through aiobotocore as well: only its transport is replaced (its events are its own).
+    from resumable_jobs.providers.amazon.glue_trigger import GlueJobRunTrigger
+
+    async def describe(self, lease):
+        import boto3
+
+        client = boto3.client("glue", region_name=self.region_name or REGION)
+        return client.get_job_run(JobName=self.job_name, RunId=self.run_id)["JobRun"]
+
+    monkeypatch.setattr(GlueJobRunTrigger, "describe", describe)

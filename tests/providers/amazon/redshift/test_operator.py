@@ -1,4 +1,4 @@
-"""RedshiftDataOperator behind the real RedshiftDataHook and RedshiftDataTrigger, against moto + our model.
+"""RedshiftDataOperator behind the real RedshiftDataHook and our RedshiftDataStatementTrigger, against moto + our model.
 
 See ``redshift_fixtures`` for the transport. Statements are counted in moto's backend: the
 number the Data API really started.
@@ -114,14 +114,14 @@ def test_a_failed_statement_fails_the_try_with_the_data_apis_error(moto_redshift
         run_try(op, make_context(InMemoryTaskStateStore(), FakeTaskInstance()))
 
 
-def test_deferrable_defers_to_upstreams_trigger_with_the_stored_id(moto_redshift):
-    from airflow.providers.amazon.aws.triggers.redshift_data import RedshiftDataTrigger
+def test_deferrable_defers_to_our_trigger_with_the_stored_id(moto_redshift):
+    from resumable_jobs.providers.amazon.redshift_trigger import RedshiftDataStatementTrigger
 
     moto_redshift.hold()
     store, ti = InMemoryTaskStateStore(), FakeTaskInstance()
     deferred = _deferred(operator(deferrable=True, poll_interval=7, cancel_on_kill=False), make_context(store, ti))
     (statement,) = moto_redshift.statements()
-    assert isinstance(deferred.trigger, RedshiftDataTrigger)
+    assert isinstance(deferred.trigger, RedshiftDataStatementTrigger)
     assert (deferred.trigger.statement_id, deferred.trigger.poll_interval) == (statement.id, 7)
     assert deferred.trigger.cancel_on_kill is False
     assert deferred.method_name == "execute_complete"

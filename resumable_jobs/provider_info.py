@@ -91,6 +91,7 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
+    "dbt Cloud": ["resumable_jobs.providers.dbt.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

@@ -115,6 +115,33 @@ def _snowflake(tmp_path, monkeypatch) -> Iterator[Any]:
             snowflake_route.uninstall()
 
 
+@contextlib.contextmanager
+def _dbt_cloud(tmp_path, monkeypatch) -> Iterator[Any]:
+    import aiohttp.connector
+
+    from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, API_TOKEN, DbtCloudAccount
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.tls import LocalCertificate
+    from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
+
+    certificate = LocalCertificate.create(tmp_path / "tls")
+    certificate.trust_in(aiohttp.connector._SSL_CONTEXT_VERIFIED)  # aiohttp's default context, as in the triggerer
+    account = DbtCloudAccount(active_reads=1)
+    run_id = account.add_run()
+    answer = account.handle
+
+    def slow_answer(*args: Any) -> Any:
+        time.sleep(SLOW)
+        return answer(*args)
+
+    account.handle = slow_answer  # type: ignore[method-assign]
+    with serve_in_thread(account, "dbt_cloud", tls=certificate.server_context()) as url:
+        connection = {"conn_type": "dbt_cloud", "host": url.removeprefix("https://"), "login": str(ACCOUNT_ID),
+                      "password": API_TOKEN}  # fmt: skip
+        monkeypatch.setenv("AIRFLOW_CONN_DBT_SLOW", json.dumps(connection))
+        yield DbtCloudRunTrigger("dbt_slow", run_id, end_time=time.time() + 600, poll_interval=0, account_id=None)
+
+
 #: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
 #: a few slow reads. Add a row for every trigger class the provider registers.
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
@@ -122,6 +149,7 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
     "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger": _kubernetes,
     "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
+    "resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger": _dbt_cloud,
 }
 
 
@@ -391,3 +419,52 @@ def test_snowflake_triggers_of_one_connection_build_headers_once_share_a_session
         [f"Snowflake statement {h} is running; checking every 0 s" for h in handles]
         + [f"debug: Snowflake statement {h} succeeded" for h in handles]
     )
+
+
+def test_dbt_cloud_triggers_of_one_connection_read_it_once_and_share_one_session(monkeypatch, tmp_path):
+    import aiohttp
+    import aiohttp.connector
+    from airflow.providers.common.compat import connection as compat
+
+    from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, API_TOKEN, DbtCloudAccount
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.tls import LocalCertificate
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
+
+    lookups: list[str] = []
+    real_lookup = compat.get_async_connection
+
+    async def counting_lookup(conn_id, *args, **kwargs):
+        lookups.append(conn_id)
+        return await real_lookup(conn_id, *args, **kwargs)
+
+    sessions: list[Any] = []
+    real_session = aiohttp.ClientSession
+
+    def counting_session(*args, **kwargs):
+        sessions.append(real_session(*args, **kwargs))
+        return sessions[-1]
+
+    monkeypatch.setattr(compat, "get_async_connection", counting_lookup)
+    monkeypatch.setattr(aiohttp, "ClientSession", counting_session)
+    certificate = LocalCertificate.create(tmp_path / "tls")
+    certificate.trust_in(aiohttp.connector._SSL_CONTEXT_VERIFIED)
+    account = DbtCloudAccount(active_reads=2)
+    runs = [account.add_run() for _ in range(10)]
+    with serve_in_thread(account, "dbt_cloud", tls=certificate.server_context()) as url:
+        connection = {"conn_type": "dbt_cloud", "host": url.removeprefix("https://"), "login": str(ACCOUNT_ID),
+                      "password": API_TOKEN}  # fmt: skip
+        monkeypatch.setenv("AIRFLOW_CONN_DBT_SHARED", json.dumps(connection))
+
+        async def all_of_them() -> list[Any]:
+            end = time.time() + 600
+            triggers = [DbtCloudRunTrigger("dbt_shared", r, end_time=end, poll_interval=0, account_id=None) for r in runs]
+            return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+        events = asyncio.run(all_of_them())
+    assert [(e["status"], e["run_id"]) for e in events] == [("success", r) for r in runs]
+    assert len([r for r in account.requests if r["method"] == "GET"]) == 10 * 3
+    assert lookups == ["dbt_shared"]  # one connection read for the ten triggers
+    assert len(sessions) == 1 and sessions[0].closed  # one session, closed with the last trigger
+    assert shared_clients._POOLS == {}

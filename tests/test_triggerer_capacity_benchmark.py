@@ -33,6 +33,7 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
     "snowflake": lambda job, e: e == {"status": "success", "statement_query_ids": [job]},
     "redshift-data": lambda job, e: e == {"status": "success", "statement_id": job},
     "dbt-cloud": lambda job, e: e["status"] == "success" and e["run_id"] == int(job),
+    "dbt-cloud-upstream": lambda job, e: e["status"] == "success" and e["run_id"] == int(job),
     "emr-serverless": lambda job, e: e["status"] == "success" and e["job_details"]["job_id"] == job,
     "emr-containers": lambda job, e: e["status"] == "success" and e["job_id"] == job,
     "glue": lambda job, e: e["status"] == "success" and e["run_id"] == job,

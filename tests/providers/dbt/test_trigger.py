@@ -18,7 +18,7 @@ from resumable_jobs import ExternalJobFailed
 from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, CANCELLED, ERROR
 from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
 from resumable_jobs.testing import FakeTaskInstance, InMemoryTaskStateStore, make_context, run_trigger_until_event
-from tests.providers.dbt.builders import JOB, STORE_KEY, run_job
+from tests.providers.dbt.builders import JOB, run_job
 
 
 def _trigger(run_id, **kwargs):
@@ -179,7 +179,8 @@ def test_the_operator_defers_to_our_trigger_with_its_interval_timeout_and_deadli
 
     trigger = deferred.value.trigger
     assert isinstance(trigger, DbtCloudRunTrigger)
-    assert (trigger.run_id, trigger.poll_interval, trigger.account_id) == (store.get(STORE_KEY), 9, None)
+    (run_id,) = dbt_cloud.runs
+    assert (trigger.run_id, trigger.poll_interval, trigger.account_id) == (run_id, 9, None)
     assert before + 600 <= trigger.end_time <= time.time() + 600
     assert before + 3600 <= trigger.execution_deadline <= time.time() + 3600
 
@@ -192,7 +193,7 @@ def test_a_task_deferred_by_the_previous_release_resumes_from_upstreams_trigger(
     with pytest.raises(BaseException) as deferred:
         run_job(deferrable=True).execute(make_context(store, ti))
     assert type(deferred.value).__name__ == "TaskDeferred"
-    run_id = store.get(STORE_KEY)
+    (run_id,) = dbt_cloud.runs
     upstream = DbtCloudRunJobTrigger(
         conn_id="dbt_cloud_default", run_id=run_id, end_time=time.time() + 60, poll_interval=0, account_id=None
     )
@@ -206,7 +207,7 @@ def test_a_task_deferred_by_the_previous_release_resumes_from_upstreams_trigger(
     with pytest.raises(BaseException) as deferred:
         run_job(deferrable=True).execute(make_context(failed_store, FakeTaskInstance()))
     assert type(deferred.value).__name__ == "TaskDeferred"
-    failed = failed_store.get(STORE_KEY)
+    failed = max(dbt_cloud.runs)
     upstream_failed = DbtCloudRunJobTrigger(
         conn_id="dbt_cloud_default", run_id=failed, end_time=time.time() + 60, poll_interval=0, account_id=None
     )

@@ -92,6 +92,7 @@ _TRIGGERS: dict[str, list[str]] = {
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
     "dbt Cloud": ["resumable_jobs.providers.dbt.trigger"],
+    "Google BigQuery": ["resumable_jobs.providers.google.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

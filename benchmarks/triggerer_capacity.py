@@ -326,6 +326,11 @@ def _snowflake_kwargs(job: str, bench: Bench) -> dict[str, Any]:
     }
 
 
+def _bigquery_kwargs(job: str, bench: Bench) -> dict[str, Any]:
+    """What ``BigQueryInsertJobOperator.build_trigger`` gives the trigger (ours and upstream's)."""
+    return {"conn_id": CONN["gcp"], "job_id": job, "project_id": BQ_PROJECT, "location": "EU", "poll_interval": bench.poll}
+
+
 def _dbt_kwargs(job: str, bench: Bench) -> dict[str, Any]:
     """What ``DbtCloudRunJobOperator.build_trigger`` gives the trigger with its defaults (ours and upstream's)."""
     return {
@@ -425,15 +430,18 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "bigquery",
+        "ours",
+        "resumable_jobs.providers.google.trigger.BigQueryJobTrigger",
+        _bigquery_kwargs,
+        rf"^GET /bigquery/v2/projects/{BQ_PROJECT}/jobs/(?P<job>[^/? ]+)",
+        _bigquery,
+        env=_gcp_env,
+    ),
+    TriggerClass(
+        "bigquery-upstream",
         "upstream",
         "airflow.providers.google.cloud.triggers.bigquery.BigQueryInsertJobTrigger",
-        lambda job, b: {
-            "conn_id": CONN["gcp"],
-            "job_id": job,
-            "project_id": BQ_PROJECT,
-            "location": "EU",
-            "poll_interval": b.poll,
-        },
+        _bigquery_kwargs,
         rf"^GET /bigquery/v2/projects/{BQ_PROJECT}/jobs/(?P<job>[^/? ]+)",
         _bigquery,
         env=_gcp_env,

@@ -29,6 +29,7 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
     "spark-kubernetes": lambda job, e: e["status"] == "success" and e["external_id"] == job,
     "databricks": lambda job, e: e["run_state"] and '"SUCCESS"' in e["run_state"] and e["run_id"] == int(job),
     "bigquery": lambda job, e: e["status"] == "success" and e["job_id"] == job,
+    "bigquery-upstream": lambda job, e: e["status"] == "success" and e["job_id"] == job,
     "batch": lambda job, e: e["status"] == "success" and e["job_id"] == job,
     "snowflake": lambda job, e: e == {"status": "success", "statement_query_ids": [job]},
     "redshift-data": lambda job, e: e == {"status": "success", "statement_id": job},

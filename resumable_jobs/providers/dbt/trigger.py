@@ -19,7 +19,8 @@ picked up. TLS is verified as upstream's hook does it: aiohttp's default verifyi
 system's roots, or ``SSL_CERT_FILE``). Each poll is ``GET https://<tenant>/api/v2/accounts/<account>/runs/<run>/``
 with a per-call timeout (``hook_params["timeout_seconds"]``, else :data:`DEFAULT_REQUEST_TIMEOUT`);
 its ``data.status`` is classified by :mod:`resumable_jobs.providers.dbt.status` (an unknown status
-counts as running). Each status is logged once, not once per read.
+counts as running). Each active status is logged once at info level, not once per read; the end
+only at debug level (its event says it, and a thousand runs may end in the same second).
 
 Errors: a 401/403/404 or another 4xx answer, and a connection that cannot be read (missing, no
 token, no account), end the wait with an ``error`` event naming the run and the cause (the
@@ -160,8 +161,9 @@ class DbtCloudRunTrigger(BaseTrigger):
                         return
                 else:
                     errors.clear()
-                    if state != last_state:
-                        self.log.info("dbt Cloud run %s is %s", self.run_id, state)
+                    if state != last_state:  # once per state; an end is in the event (a thousand may end at once)
+                        log = self.log.info if status.is_active(state) else self.log.debug
+                        log("dbt Cloud run %s is %s", self.run_id, state)
                         last_state = state
                     if status.is_succeeded(state):
                         yield self._event("success", f"Job run {self.run_id} has completed successfully.")

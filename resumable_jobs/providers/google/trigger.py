@@ -16,7 +16,8 @@ one event loop, connection and impersonation chain shares one session and one ac
 per half token life). Each poll is ``GET /bigquery/v2/projects/<project>/jobs/<id>?location=<location>``
 with a per-call timeout (:data:`REQUEST_TIMEOUT`); a ``DONE`` job with an ``errorResult`` fails
 with BigQuery's reason and message (:func:`resumable_jobs.providers.google.status.failure_message`).
-Each state is logged once, not once per read. With ``cancel_on_kill`` (upstream's default) a user
+Each active state is logged once at info level, not once per read; the end only at debug level
+(its event says it, and a thousand jobs may end in the same second). With ``cancel_on_kill`` (upstream's default) a user
 killing the deferred task cancels the job, as upstream's trigger does: through ``on_kill`` on
 Airflow >= 3.3; before, when the trigger is cancelled and upstream's own ``safe_to_cancel`` says
 the task is no longer deferred.
@@ -148,8 +149,9 @@ class BigQueryJobTrigger(BaseTrigger):
                         errors.clear()
                         job_status = job.get("status") or {}
                         state = status.job_status(job_status.get("state"), job_status.get("errorResult"))
-                        if state != last_state:
-                            self.log.info("BigQuery job %s is %s", self.job_id, state)
+                        if state != last_state:  # once per state; an end is in the event
+                            log = self.log.info if status.is_active(state) else self.log.debug
+                            log("BigQuery job %s is %s", self.job_id, state)
                             last_state = state
                         if status.is_succeeded(state):
                             yield self._event("success", "Job completed")

@@ -142,6 +142,30 @@ def _dbt_cloud(tmp_path, monkeypatch) -> Iterator[Any]:
         yield DbtCloudRunTrigger("dbt_slow", run_id, end_time=time.time() + 600, poll_interval=0, account_id=None)
 
 
+@contextlib.contextmanager
+def _bigquery(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.local.standins.bigquery import PROJECT, BigQueryJobs, service_account_info
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
+
+    model = BigQueryJobs(gets_until_done=1)
+    body = {"jobReference": {"projectId": PROJECT, "jobId": "slow_job"}, "configuration": {}}
+    assert model.handle("POST", f"/bigquery/v2/projects/{PROJECT}/jobs", body)[0] == 200
+    answer = model.handle
+
+    def slow_answer(*args: Any) -> Any:  # the token and every read take SLOW seconds
+        time.sleep(SLOW)
+        return answer(*args)
+
+    model.handle = slow_answer  # type: ignore[method-assign]
+    with serve_in_thread(model, "bigquery") as url:
+        keyfile = service_account_info(f"{url}/token", PROJECT)
+        connection = {"conn_type": "google_cloud_platform", "extra": {"project": PROJECT, "keyfile_dict": keyfile}}
+        monkeypatch.setenv("AIRFLOW_CONN_GCP_SLOW", json.dumps(connection))
+        monkeypatch.setenv("BIGQUERY_EMULATOR_HOST", url)
+        yield BigQueryJobTrigger("gcp_slow", "slow_job", PROJECT, "EU", poll_interval=0)
+
+
 #: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
 #: a few slow reads. Add a row for every trigger class the provider registers.
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
@@ -150,6 +174,7 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.kubernetes.trigger.KubernetesDriverPodTrigger": _kubernetes,
     "resumable_jobs.providers.snowflake.trigger.SnowflakeStatementsTrigger": _snowflake,
     "resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger": _dbt_cloud,
+    "resumable_jobs.providers.google.trigger.BigQueryJobTrigger": _bigquery,
 }
 
 
@@ -466,5 +491,53 @@ def test_dbt_cloud_triggers_of_one_connection_read_it_once_and_share_one_session
     assert [(e["status"], e["run_id"]) for e in events] == [("success", r) for r in runs]
     assert len([r for r in account.requests if r["method"] == "GET"]) == 10 * 3
     assert lookups == ["dbt_shared"]  # one connection read for the ten triggers
+    assert len(sessions) == 1 and sessions[0].closed  # one session, closed with the last trigger
+    assert shared_clients._POOLS == {}
+
+
+def test_bigquery_triggers_of_one_connection_share_one_session_and_token(monkeypatch):
+    import aiohttp
+
+    from resumable_jobs.local.standins.bigquery import PROJECT, BigQueryJobs, service_account_info
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
+
+    sessions: list[Any] = []
+    real_session = aiohttp.ClientSession
+
+    def counting_session(*args, **kwargs):
+        sessions.append(real_session(*args, **kwargs))
+        return sessions[-1]
+
+    monkeypatch.setattr(aiohttp, "ClientSession", counting_session)
+    model = BigQueryJobs(gets_until_done=2)
+    jobs = [f"job_{n}" for n in range(10)]
+    for job in jobs:
+        body = {"jobReference": {"projectId": PROJECT, "jobId": job}, "configuration": {}}
+        model.handle("POST", f"/bigquery/v2/projects/{PROJECT}/jobs", body)
+    tokens: list[str] = []
+    answer = model.handle
+
+    def counting_answer(method: str, path: str, body: Any) -> Any:
+        if path.rstrip("/") == "/token":
+            tokens.append(path)
+        return answer(method, path, body)
+
+    model.handle = counting_answer  # type: ignore[method-assign]
+    with serve_in_thread(model, "bigquery") as url:
+        keyfile = service_account_info(f"{url}/token", PROJECT)
+        connection = {"conn_type": "google_cloud_platform", "extra": {"project": PROJECT, "keyfile_dict": keyfile}}
+        monkeypatch.setenv("AIRFLOW_CONN_GCP_SHARED", json.dumps(connection))
+        monkeypatch.setenv("BIGQUERY_EMULATOR_HOST", url)
+
+        async def all_of_them() -> list[Any]:
+            triggers = [BigQueryJobTrigger("gcp_shared", j, PROJECT, "EU", poll_interval=0) for j in jobs]
+            return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+        events = asyncio.run(all_of_them())
+    assert [(e["status"], e["job_id"]) for e in events] == [("success", j) for j in jobs]
+    assert len([r for r in model.requests if r["method"] == "GET"]) == 10 * 3
+    assert len(tokens) == 1  # one token for the ten triggers
     assert len(sessions) == 1 and sessions[0].closed  # one session, closed with the last trigger
     assert shared_clients._POOLS == {}

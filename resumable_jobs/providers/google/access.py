@@ -7,8 +7,10 @@ with a token every trigger of the connection shares.
 
 How it works: :func:`google_api` is a :func:`~resumable_jobs.providers.shared_clients.shared_client`
 keyed by the connection and the impersonation chain. Its opener, once per loop and key, builds the
-credentials the way the operator's hook does (``BigQueryHook(gcp_conn_id, impersonation_chain)
-.get_credentials()``: key file, key dict, ADC, impersonation) and refreshes them - both in a worker
+credentials the way the operator's hook does (``GoogleBaseHook(gcp_conn_id, impersonation_chain)
+.get_credentials()``, which ``BigQueryHook`` inherits: key file, key dict, ADC, impersonation;
+the base hook's module, not the BigQuery one, whose client library import holds the GIL long
+enough to stall the loop) and refreshes them - both in a worker
 thread, since the connection lookup and google-auth's refresh are synchronous - and opens the
 session. The client is retired after :data:`TOKEN_REUSE`, half the hour Google's access tokens (also
 impersonated ones, by default) live, so the token is renewed before it expires: once per half
@@ -76,14 +78,12 @@ async def _open(conn_id: str, impersonation_chain: Any) -> AsyncIterator[GoogleA
 
 def _fresh_headers(conn_id: str, impersonation_chain: Any) -> dict[str, str]:
     """The request headers of the hook's credentials, refreshed now (synchronous: run in a thread)."""
-    from airflow.providers.google.cloud.hooks.bigquery import BigQueryHook
+    from airflow.providers.google.common.hooks.base_google import GoogleBaseHook
     from google.auth.transport.requests import Request
 
     headers: dict[str, str] = {}
     try:
-        credentials = BigQueryHook(
-            gcp_conn_id=conn_id, impersonation_chain=impersonation_chain, use_legacy_sql=False
-        ).get_credentials()
+        credentials = GoogleBaseHook(gcp_conn_id=conn_id, impersonation_chain=impersonation_chain).get_credentials()
         if not credentials.valid:  # freshly built: no token yet
             credentials.refresh(Request())
         credentials.apply(headers)  # "Authorization: Bearer <token>" (nothing for anonymous credentials)

@@ -71,7 +71,7 @@ class BigQueryJobTrigger(BaseTrigger):
     client_modules: ClassVar[tuple[str, ...]] = (
         "aiohttp",
         "resumable_jobs.providers.google.access",
-        "airflow.providers.google.cloud.hooks.bigquery",
+        "airflow.providers.google.common.hooks.base_google",
         "google.auth.transport.requests",
     )
 

@@ -36,6 +36,11 @@ def bigquery_api(monkeypatch):
         json.dumps({"conn_type": "google_cloud_platform", "extra": {"project": PROJECT, "use_legacy_sql": False}}),
     )
     monkeypatch.setattr(BigQueryHook, "get_credentials_and_project_id", lambda self: (AnonymousCredentials(), PROJECT))
+    from airflow.providers.google.common.hooks.base_google import GoogleBaseHook  # what our trigger builds
+
+    monkeypatch.setattr(
+        GoogleBaseHook, "get_credentials_and_project_id", lambda self: (AnonymousCredentials(), PROJECT)
+    )
     from resumable_jobs.local.standins.server import serve_in_thread
     from resumable_jobs.providers.google import access
 

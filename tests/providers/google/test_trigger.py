@@ -209,3 +209,34 @@ def test_a_task_deferred_by_the_previous_release_resumes_from_upstreams_events(b
     assert "job_id" not in error  # upstream's error event names no job: the deferral's kwargs carry it
     with pytest.raises(ExternalJobFailed, match=rf"BigQuery job {failed} failed: invalidQuery"):
         _op(deferrable=True).execute_complete(_context(), error, job_id=failed, job_location="EU")
+
+
+@pytest.mark.parametrize(
+    ("safe", "cancelled"), [(True, True), (False, False)], ids=["task-killed", "triggerer-restart"]
+)
+def test_before_3_3_a_cancelled_trigger_cancels_the_job_only_when_upstreams_check_says_the_task_was_killed(
+    served, monkeypatch, safe, cancelled
+):
+    from resumable_jobs.providers.google import trigger as module
+
+    model, _ = served
+    model.gets_until_done = 1000
+    job_id = _job(model, job_id="job_legacy")
+
+    async def legacy_check(self):
+        return safe
+
+    monkeypatch.setattr(module, "_has_on_kill", lambda: False)
+    monkeypatch.setattr(BigQueryJobTrigger, "_legacy_safe_to_cancel", legacy_check)
+
+    async def cancel_while_waiting():
+        waiting = asyncio.ensure_future(_first_event(_trigger(job_id, poll_interval=0.05)))
+        while len(_reads(model, job_id)) < 2:
+            await asyncio.sleep(0.02)
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+
+    asyncio.run(cancel_while_waiting())
+
+    assert model.cancels == ([job_id] if cancelled else [])

@@ -6,13 +6,12 @@ every read; a thousand deferred jobs then share that thread. Here a read is one 
 with a token every trigger of the connection shares.
 
 How it works: :func:`google_api` is a :func:`~resumable_jobs.providers.shared_clients.shared_client`
-keyed by the connection and the impersonation chain. Its opener, once per loop and key, builds the
-credentials the way the operator's hook does (``GoogleBaseHook(gcp_conn_id, impersonation_chain)
+keyed by the connection and the impersonation chain. Its opener, once per loop and key, refreshes the
+credentials - built once per process by :func:`credentials_for` the way the operator's hook does (``GoogleBaseHook(gcp_conn_id, impersonation_chain)
 .get_credentials()``, which ``BigQueryHook`` inherits: key file, key dict, ADC, impersonation;
 the base hook's module, not the BigQuery one, whose client library import holds the GIL long
-enough to stall the loop) and refreshes them - both in a worker
-thread, since the connection lookup and google-auth's refresh are synchronous - and opens the
-session. The client is retired after :data:`TOKEN_REUSE`, half the hour Google's access tokens (also
+enough to stall the loop) - in a worker thread, since the connection lookup, the key load and
+google-auth's refresh are synchronous, and opens the session. The client is retired after :data:`TOKEN_REUSE`, half the hour Google's access tokens (also
 impersonated ones, by default) live, so the token is renewed before it expires: once per half
 token life, in a thread. The API's
 base URL is ``BIGQUERY_EMULATOR_HOST`` when set (as the client library reads it), else Google's.
@@ -28,13 +27,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from resumable_jobs.providers.shared_clients import shared_client
 
-__all__ = ["BIGQUERY_API", "TOKEN_REUSE", "GoogleApi", "GoogleCredentialsError", "google_api"]
+__all__ = ["BIGQUERY_API", "TOKEN_REUSE", "GoogleApi", "GoogleCredentialsError", "credentials_for", "google_api"]
 
 BIGQUERY_API = "https://bigquery.googleapis.com"
 #: Seconds one access token (and its session) is used at most; Google's access tokens live an hour.
@@ -77,14 +77,13 @@ async def _open(conn_id: str, impersonation_chain: Any) -> AsyncIterator[GoogleA
 
 
 def _fresh_headers(conn_id: str, impersonation_chain: Any) -> dict[str, str]:
-    """The request headers of the hook's credentials, refreshed now (synchronous: run in a thread)."""
-    from airflow.providers.google.common.hooks.base_google import GoogleBaseHook
+    """The request headers of the connection's credentials, refreshed now (synchronous: run in a thread)."""
     from google.auth.transport.requests import Request
 
     headers: dict[str, str] = {}
     try:
-        credentials = GoogleBaseHook(gcp_conn_id=conn_id, impersonation_chain=impersonation_chain).get_credentials()
-        if not credentials.valid:  # freshly built: no token yet
+        credentials = credentials_for(conn_id, impersonation_chain)
+        if credentials.token is not None or not credentials.valid:  # a new token for the client's whole life
             credentials.refresh(Request())
         credentials.apply(headers)  # "Authorization: Bearer <token>" (nothing for anonymous credentials)
     except Exception as error:
@@ -92,3 +91,28 @@ def _fresh_headers(conn_id: str, impersonation_chain: Any) -> dict[str, str]:
             f"could not get an access token from connection {conn_id!r}: {type(error).__name__}: {error}"
         ) from error
     return headers
+
+
+def credentials_for(conn_id: str, impersonation_chain: Any) -> Any:
+    """The connection's credentials, built once per process and connection content (call it from a thread).
+
+    Building them loads the private key, which cryptography does holding the GIL (tens of
+    milliseconds for an RSA key: the event loop waits that long), so they are kept while the
+    connection stays the same; a refresh only signs a new assertion.
+    """
+    from airflow.providers.google.common.hooks.base_google import GoogleBaseHook
+
+    conn = GoogleBaseHook.get_connection(conn_id)
+    chain = tuple(impersonation_chain) if isinstance(impersonation_chain, list | tuple) else impersonation_chain
+    key = (conn_id, chain, conn.conn_type, conn.host, conn.login, conn.password, conn.extra)
+    with _BUILDING:
+        credentials = _CREDENTIALS.get(key)
+        if credentials is None:
+            hook = GoogleBaseHook(gcp_conn_id=conn_id, impersonation_chain=impersonation_chain)
+            credentials = _CREDENTIALS[key] = hook.get_credentials()
+    return credentials
+
+
+#: (connection id, impersonation chain, the connection's fields) -> credentials, for every loop of the process.
+_CREDENTIALS: dict[Any, Any] = {}
+_BUILDING = threading.Lock()

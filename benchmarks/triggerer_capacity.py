@@ -326,6 +326,23 @@ def _snowflake_kwargs(job: str, bench: Bench) -> dict[str, Any]:
     }
 
 
+def _bigquery_kwargs(job: str, bench: Bench) -> dict[str, Any]:
+    """What ``BigQueryInsertJobOperator.build_trigger`` gives the trigger (ours and upstream's)."""
+    return {"conn_id": CONN["gcp"], "job_id": job, "project_id": BQ_PROJECT, "location": "EU", "poll_interval": bench.poll}
+
+
+def _dbt_kwargs(job: str, bench: Bench) -> dict[str, Any]:
+    """What ``DbtCloudRunJobOperator.build_trigger`` gives the trigger with its defaults (ours and upstream's)."""
+    return {
+        "conn_id": CONN["dbt"],
+        "run_id": int(job),
+        "end_time": time.time() + 7 * 24 * 3600,  # the operator's default timeout: a week
+        "account_id": DBT_ACCOUNT,
+        "poll_interval": bench.poll,
+        "hook_params": {},
+    }
+
+
 def _pod_trigger_kwargs(job: str, bench: Bench) -> dict[str, Any]:
     """What ``KubernetesPodOperator.build_trigger`` gives ``KubernetesPodTrigger`` with its defaults."""
     import datetime
@@ -413,15 +430,18 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "bigquery",
+        "ours",
+        "resumable_jobs.providers.google.trigger.BigQueryJobTrigger",
+        _bigquery_kwargs,
+        rf"^GET /bigquery/v2/projects/{BQ_PROJECT}/jobs/(?P<job>[^/? ]+)",
+        _bigquery,
+        env=_gcp_env,
+    ),
+    TriggerClass(
+        "bigquery-upstream",
         "upstream",
         "airflow.providers.google.cloud.triggers.bigquery.BigQueryInsertJobTrigger",
-        lambda job, b: {
-            "conn_id": CONN["gcp"],
-            "job_id": job,
-            "project_id": BQ_PROJECT,
-            "location": "EU",
-            "poll_interval": b.poll,
-        },
+        _bigquery_kwargs,
         rf"^GET /bigquery/v2/projects/{BQ_PROJECT}/jobs/(?P<job>[^/? ]+)",
         _bigquery,
         env=_gcp_env,
@@ -493,16 +513,19 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "dbt-cloud",
+        "ours",
+        "resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger",
+        _dbt_kwargs,
+        rf"^GET /api/v2/accounts/{DBT_ACCOUNT}/runs/(?P<job>\d+)/",
+        _dbt_cloud,
+        job_id=lambda i: str(700000 + i),
+        env=_dbt_env,
+    ),
+    TriggerClass(
+        "dbt-cloud-upstream",
         "upstream",
         "airflow.providers.dbt.cloud.triggers.dbt.DbtCloudRunJobTrigger",
-        lambda job, b: {
-            "conn_id": CONN["dbt"],
-            "run_id": int(job),
-            "end_time": time.time() + 7 * 24 * 3600,  # the operator's default timeout: a week
-            "account_id": DBT_ACCOUNT,
-            "poll_interval": b.poll,
-            "hook_params": {},
-        },
+        _dbt_kwargs,
         rf"^GET /api/v2/accounts/{DBT_ACCOUNT}/runs/(?P<job>\d+)/",
         _dbt_cloud,
         job_id=lambda i: str(700000 + i),

@@ -96,6 +96,8 @@ _TRIGGERS: dict[str, list[str]] = {
     "AWS Glue": ["resumable_jobs.providers.amazon.glue_trigger"],
     "Amazon EMR Serverless": ["resumable_jobs.providers.amazon.emr_serverless_trigger"],
     "Amazon EMR on EKS": ["resumable_jobs.providers.amazon.emr_containers_trigger"],
+    "dbt Cloud": ["resumable_jobs.providers.dbt.trigger"],
+    "Google BigQuery": ["resumable_jobs.providers.google.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

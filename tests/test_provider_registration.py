@@ -69,6 +69,8 @@ TRIGGERS = {
     "resumable_jobs.providers.amazon.glue_trigger": "GlueJobRunTrigger",
     "resumable_jobs.providers.amazon.emr_serverless_trigger": "EmrServerlessJobRunTrigger",
     "resumable_jobs.providers.amazon.emr_containers_trigger": "EmrContainerJobRunTrigger",
+    "resumable_jobs.providers.dbt.trigger": "DbtCloudRunTrigger",
+    "resumable_jobs.providers.google.trigger": "BigQueryJobTrigger",
 }
 #: trigger module -> the integration it belongs to (the Spark triggers unless listed)
 TRIGGER_INTEGRATIONS = {
@@ -78,6 +80,8 @@ TRIGGER_INTEGRATIONS = {
     "resumable_jobs.providers.amazon.glue_trigger": "AWS Glue",
     "resumable_jobs.providers.amazon.emr_serverless_trigger": "Amazon EMR Serverless",
     "resumable_jobs.providers.amazon.emr_containers_trigger": "Amazon EMR on EKS",
+    "resumable_jobs.providers.dbt.trigger": "dbt Cloud",
+    "resumable_jobs.providers.google.trigger": "Google BigQuery",
 }
 
 
@@ -104,8 +108,6 @@ def test_airflow_providers_get_full_shows_integrations_operators_and_docs():
         "Kubernetes",
         "Amazon EMR Serverless",
         "Amazon EMR on EKS",
-        "Google BigQuery",
-        "Apache Spark",
     }
     operator_modules = {m for entry in info["operators"] for m in entry["python-modules"]}
     assert operator_modules == set(OPERATORS)

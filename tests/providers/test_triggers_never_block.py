@@ -115,6 +115,61 @@ def _snowflake(tmp_path, monkeypatch) -> Iterator[Any]:
             snowflake_route.uninstall()
 
 
+@contextlib.contextmanager
+def _dbt_cloud(tmp_path, monkeypatch) -> Iterator[Any]:
+    import aiohttp.connector
+
+    from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, API_TOKEN, DbtCloudAccount
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.tls import LocalCertificate
+    from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
+
+    certificate = LocalCertificate.create(tmp_path / "tls")
+    certificate.trust_in(aiohttp.connector._SSL_CONTEXT_VERIFIED)  # aiohttp's default context, as in the triggerer
+    account = DbtCloudAccount(active_reads=1)
+    run_id = account.add_run()
+    answer = account.handle
+
+    def slow_answer(*args: Any) -> Any:
+        time.sleep(SLOW)
+        return answer(*args)
+
+    account.handle = slow_answer  # type: ignore[method-assign]
+    with serve_in_thread(account, "dbt_cloud", tls=certificate.server_context()) as url:
+        connection = {"conn_type": "dbt_cloud", "host": url.removeprefix("https://"), "login": str(ACCOUNT_ID),
+                      "password": API_TOKEN}  # fmt: skip
+        monkeypatch.setenv("AIRFLOW_CONN_DBT_SLOW", json.dumps(connection))
+        yield DbtCloudRunTrigger("dbt_slow", run_id, end_time=time.time() + 600, poll_interval=0, account_id=None)
+
+
+@contextlib.contextmanager
+def _bigquery(tmp_path, monkeypatch) -> Iterator[Any]:
+    from resumable_jobs.local.standins.bigquery import PROJECT, BigQueryJobs, service_account_info
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.providers.google.access import credentials_for
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
+
+    model = BigQueryJobs(gets_until_done=1)
+    body = {"jobReference": {"projectId": PROJECT, "jobId": "slow_job"}, "configuration": {}}
+    assert model.handle("POST", f"/bigquery/v2/projects/{PROJECT}/jobs", body)[0] == 200
+    answer = model.handle
+
+    def slow_answer(*args: Any) -> Any:  # the token and every read take SLOW seconds
+        time.sleep(SLOW)
+        return answer(*args)
+
+    model.handle = slow_answer  # type: ignore[method-assign]
+    with serve_in_thread(model, "bigquery") as url:
+        keyfile = service_account_info(f"{url}/token", PROJECT)
+        connection = {"conn_type": "google_cloud_platform", "extra": {"project": PROJECT, "keyfile_dict": keyfile}}
+        monkeypatch.setenv("AIRFLOW_CONN_GCP_SLOW", json.dumps(connection))
+        monkeypatch.setenv("BIGQUERY_EMULATOR_HOST", url)
+        # The key is loaded once per process and connection (cryptography holds the GIL for it, tens of
+        # ms: a start-up cost the capacity benchmark sees); what must never block is every later poll.
+        credentials_for("gcp_slow", None)
+        yield BigQueryJobTrigger("gcp_slow", "slow_job", PROJECT, "EU", poll_interval=0)
+
+
 #: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
 #: a few slow reads. Add a row for every trigger class the provider registers.
 class _FakeRedshiftData:
@@ -214,6 +269,8 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.amazon.glue_trigger.GlueJobRunTrigger": _glue,
     "resumable_jobs.providers.amazon.emr_serverless_trigger.EmrServerlessJobRunTrigger": _emr_serverless,
     "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger": _emr_containers,
+    "resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger": _dbt_cloud,
+    "resumable_jobs.providers.google.trigger.BigQueryJobTrigger": _bigquery,
 }
 
 
@@ -515,3 +572,100 @@ def test_aws_triggers_of_one_connection_build_one_client_which_closes_with_the_l
     assert api.reads == {s: 3 for s in statements}  # one DescribeStatement per poll, nothing else
     assert built == [("aws_shared", "redshift-data")]
     assert shared_clients._POOLS == {}  # the client was closed with the last trigger
+
+
+def test_dbt_cloud_triggers_of_one_connection_read_it_once_and_share_one_session(monkeypatch, tmp_path):
+    import aiohttp
+    import aiohttp.connector
+    from airflow.providers.common.compat import connection as compat
+
+    from resumable_jobs.local.standins.dbt_cloud import ACCOUNT_ID, API_TOKEN, DbtCloudAccount
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.local.tls import LocalCertificate
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
+
+    lookups: list[str] = []
+    real_lookup = compat.get_async_connection
+
+    async def counting_lookup(conn_id, *args, **kwargs):
+        lookups.append(conn_id)
+        return await real_lookup(conn_id, *args, **kwargs)
+
+    sessions: list[Any] = []
+    real_session = aiohttp.ClientSession
+
+    def counting_session(*args, **kwargs):
+        sessions.append(real_session(*args, **kwargs))
+        return sessions[-1]
+
+    monkeypatch.setattr(compat, "get_async_connection", counting_lookup)
+    monkeypatch.setattr(aiohttp, "ClientSession", counting_session)
+    certificate = LocalCertificate.create(tmp_path / "tls")
+    certificate.trust_in(aiohttp.connector._SSL_CONTEXT_VERIFIED)
+    account = DbtCloudAccount(active_reads=2)
+    runs = [account.add_run() for _ in range(10)]
+    with serve_in_thread(account, "dbt_cloud", tls=certificate.server_context()) as url:
+        connection = {"conn_type": "dbt_cloud", "host": url.removeprefix("https://"), "login": str(ACCOUNT_ID),
+                      "password": API_TOKEN}  # fmt: skip
+        monkeypatch.setenv("AIRFLOW_CONN_DBT_SHARED", json.dumps(connection))
+
+        async def all_of_them() -> list[Any]:
+            end = time.time() + 600
+            triggers = [DbtCloudRunTrigger("dbt_shared", r, end_time=end, poll_interval=0, account_id=None) for r in runs]
+            return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+        events = asyncio.run(all_of_them())
+    assert [(e["status"], e["run_id"]) for e in events] == [("success", r) for r in runs]
+    assert len([r for r in account.requests if r["method"] == "GET"]) == 10 * 3
+    assert lookups == ["dbt_shared"]  # one connection read for the ten triggers
+    assert len(sessions) == 1 and sessions[0].closed  # one session, closed with the last trigger
+    assert shared_clients._POOLS == {}
+
+
+def test_bigquery_triggers_of_one_connection_share_one_session_and_token(monkeypatch):
+    import aiohttp
+
+    from resumable_jobs.local.standins.bigquery import PROJECT, BigQueryJobs, service_account_info
+    from resumable_jobs.local.standins.server import serve_in_thread
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
+
+    sessions: list[Any] = []
+    real_session = aiohttp.ClientSession
+
+    def counting_session(*args, **kwargs):
+        sessions.append(real_session(*args, **kwargs))
+        return sessions[-1]
+
+    monkeypatch.setattr(aiohttp, "ClientSession", counting_session)
+    model = BigQueryJobs(gets_until_done=2)
+    jobs = [f"job_{n}" for n in range(10)]
+    for job in jobs:
+        body = {"jobReference": {"projectId": PROJECT, "jobId": job}, "configuration": {}}
+        model.handle("POST", f"/bigquery/v2/projects/{PROJECT}/jobs", body)
+    tokens: list[str] = []
+    answer = model.handle
+
+    def counting_answer(method: str, path: str, body: Any) -> Any:
+        if path.rstrip("/") == "/token":
+            tokens.append(path)
+        return answer(method, path, body)
+
+    model.handle = counting_answer  # type: ignore[method-assign]
+    with serve_in_thread(model, "bigquery") as url:
+        keyfile = service_account_info(f"{url}/token", PROJECT)
+        connection = {"conn_type": "google_cloud_platform", "extra": {"project": PROJECT, "keyfile_dict": keyfile}}
+        monkeypatch.setenv("AIRFLOW_CONN_GCP_SHARED", json.dumps(connection))
+        monkeypatch.setenv("BIGQUERY_EMULATOR_HOST", url)
+
+        async def all_of_them() -> list[Any]:
+            triggers = [BigQueryJobTrigger("gcp_shared", j, PROJECT, "EU", poll_interval=0) for j in jobs]
+            return await asyncio.gather(*(_first_event(t) for t in triggers))
+
+        events = asyncio.run(all_of_them())
+    assert [(e["status"], e["job_id"]) for e in events] == [("success", j) for j in jobs]
+    assert len([r for r in model.requests if r["method"] == "GET"]) == 10 * 3
+    assert len(tokens) == 1  # one token for the ten triggers
+    assert len(sessions) == 1 and sessions[0].closed  # one session, closed with the last trigger
+    assert shared_clients._POOLS == {}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import json
 import time
 from functools import cached_property
@@ -18,8 +17,9 @@ from resumable_jobs.providers.dbt.links import XCOM_RUN_ID_KEY, XCOM_RUN_URL_KEY
 
 if TYPE_CHECKING:
     from airflow.providers.dbt.cloud.hooks.dbt import DbtCloudHook
-    from airflow.providers.dbt.cloud.triggers.dbt import DbtCloudRunJobTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
 
 __all__ = ["DbtCloudRunJobOperator"]
 
@@ -42,8 +42,9 @@ class DbtCloudRunJobOperator(ResumableJobMixin, BaseOperator):
     idempotency key, so the run's ``cause`` carries the submission token (appended to
     ``trigger_reason``; :mod:`resumable_jobs.providers.dbt.cause`) and ``find_job`` lists the job's
     newest runs for it. The synchronous path polls "Get run" every ``check_interval`` seconds for
-    at most ``timeout`` seconds; the deferrable path hands the stored run to upstream's
-    ``DbtCloudRunJobTrigger``. ``job_run_id`` and ``job_run_url`` go to XCom on every path, as
+    at most ``timeout`` seconds; the deferrable path hands the stored run to our
+    :class:`~resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger` (upstream's event shape, one
+    shared session per triggerer and connection). ``job_run_id`` and ``job_run_url`` go to XCom on every path, as
     upstream pushes them. Extra parameters: ``durable`` and ``cancel_on_worker_shutdown``;
     ``deferrable`` and ``openlineage_inject_parent_job_info`` default to the Airflow options
     upstream reads, read when the operator is built.
@@ -247,25 +248,24 @@ class DbtCloudRunJobOperator(ResumableJobMixin, BaseOperator):
         if not self.do_xcom_push:
             push_xcom(context, XCOM_RUN_ID_KEY, external_id)
 
-    def build_trigger(self, external_id: Any, context: Context) -> DbtCloudRunJobTrigger:
-        from airflow.providers.dbt.cloud.triggers.dbt import DbtCloudRunJobTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> DbtCloudRunTrigger:
+        from resumable_jobs.providers.dbt.trigger import DbtCloudRunTrigger
 
         now = time.time()
-        arguments: dict[str, Any] = {
-            "conn_id": self.dbt_cloud_conn_id,
-            "run_id": external_id,
-            "end_time": now + self.timeout,
-            "account_id": self.account_id,
-            "poll_interval": self.check_interval,
-            "hook_params": self.hook_params,
-        }
         execution_timeout = getattr(self, "execution_timeout", None)
-        if execution_timeout and "execution_deadline" in inspect.signature(DbtCloudRunJobTrigger).parameters:
-            arguments["execution_deadline"] = now + execution_timeout.total_seconds()  # dbt-cloud >= 4.x
-        return DbtCloudRunJobTrigger(**arguments)
+        return DbtCloudRunTrigger(
+            conn_id=self.dbt_cloud_conn_id,
+            run_id=external_id,
+            end_time=now + self.timeout,
+            poll_interval=self.check_interval,
+            account_id=self.account_id,
+            hook_params=self.hook_params,
+            execution_deadline=now + execution_timeout.total_seconds() if execution_timeout else None,
+        )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Resume from ``DbtCloudRunJobTrigger``'s event (or the mixin's own event shape)."""
+        """Resume from our ``DbtCloudRunTrigger``'s event - upstream's ``DbtCloudRunJobTrigger``'s shape, which a task
+        deferred by an earlier release still brings - or the mixin's own event shape."""
         if not isinstance(event, dict) or "external_id" in event or "run_id" not in event:
             return super().execute_complete(context, event)
         run_id, outcome = event["run_id"], event.get("status")

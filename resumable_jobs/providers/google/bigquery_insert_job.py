@@ -10,7 +10,8 @@ inserting, it persists a per-generation ``submission_token``; the BigQuery job i
 it (:mod:`.job_ids`). When a try dies between BigQuery accepting the job and the id reaching the
 store, the retry inserts the same id again, BigQuery answers 409 "Already Exists", and the operator
 follows that job: the window that is open on most systems is closed here natively. Waiting is a
-poll loop on ``jobs.get`` (synchronous) or upstream's ``BigQueryInsertJobTrigger`` (deferrable).
+poll loop on ``jobs.get`` (synchronous) or our :class:`~resumable_jobs.providers.google.trigger.BigQueryJobTrigger`
+(deferrable; upstream's event shape).
 The upstream ``BigQueryHook`` does every API call; hooks, triggers and Google libraries are
 imported inside methods, so importing this module costs a DAG file almost nothing.
 
@@ -47,8 +48,9 @@ from resumable_jobs.providers.google.links import (
 
 if TYPE_CHECKING:
     from airflow.providers.google.cloud.hooks.bigquery import BigQueryHook
-    from airflow.providers.google.cloud.triggers.bigquery import BigQueryInsertJobTrigger
     from airflow.sdk import Context
+
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
 
 __all__ = ["BigQueryInsertJobOperator"]
 
@@ -89,7 +91,7 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
     the same generation reuses it and a 409 from BigQuery means "this is our job: follow it". A job
     that failed, or a task that was cleared after success, starts a new generation and so a new
     job id. ``wait_for_termination=True`` polls every ``poll_interval`` seconds or, with
-    ``deferrable=True``, hands the job to ``BigQueryInsertJobTrigger``; ``False`` returns the id as
+    ``deferrable=True``, hands the job to our ``BigQueryJobTrigger``; ``False`` returns the id as
     soon as BigQuery accepted the job. The mixin's job-lifecycle rule decides when the job
     is cancelled (``cancel_job``); ``cancel_on_kill=False`` means never, as upstream. The job
     id goes to XCom (``bigquery_job_id``) with the job's console URL and, for queries, the
@@ -252,10 +254,10 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         if table is not None:
             push_xcom(context, TABLE_URL_XCOM_KEY, table_url(*table))
 
-    def build_trigger(self, external_id: Any, context: Context) -> BigQueryInsertJobTrigger:
-        from airflow.providers.google.cloud.triggers.bigquery import BigQueryInsertJobTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> BigQueryJobTrigger:
+        from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
 
-        return BigQueryInsertJobTrigger(
+        return BigQueryJobTrigger(
             conn_id=self.gcp_conn_id,
             job_id=str(external_id),
             project_id=self._project_id(),
@@ -291,10 +293,12 @@ class BigQueryInsertJobOperator(ResumableJobMixin, BaseOperator):
         job_id: str | None = None,
         job_location: str | None = None,
     ) -> Any:
-        """Translate ``BigQueryInsertJobTrigger``'s event, then finish as the mixin does.
+        """Translate the trigger's event, then finish as the mixin does.
 
-        Upstream fires ``{"status": "success", "job_id", "message"}`` or ``{"status": "error",
-        "message"}`` (an error can also be the trigger's own failure while the job still runs).
+        Our ``BigQueryJobTrigger`` fires ``{"status": "success" | "error", "job_id", "message"}``;
+        upstream's ``BigQueryInsertJobTrigger`` (a task deferred by an earlier release) fires the
+        same without ``job_id`` on error (an error can also be the trigger's own failure while the
+        job still runs).
         On error the job is read once more, so the exception names BigQuery's reason and whether
         the job is still running.
         """

@@ -3,7 +3,7 @@
 What matters is what dbt Cloud saw: how many "Trigger Job Run" requests and how many runs. dbt
 Cloud has no idempotency key, so even the crash right after the trigger returned must end with one
 trigger and one run - the retry finds the run by the token in its cause. The HTTP side is the real
-``DbtCloudHook`` (requests) and the real ``DbtCloudRunJobTrigger`` (aiohttp), over TLS.
+``DbtCloudHook`` (requests) and our ``DbtCloudRunTrigger`` (aiohttp), over TLS.
 """
 
 from __future__ import annotations
@@ -118,7 +118,7 @@ def test_reuse_existing_run_triggers_when_the_job_has_no_active_run(dbt_cloud):
     assert result != finished and len(dbt_cloud.triggers) == 1
 
 
-def test_deferrable_retry_defers_again_to_the_stored_run_with_upstreams_trigger(dbt_cloud):
+def test_deferrable_retry_defers_again_to_the_stored_run_with_our_trigger(dbt_cloud):
     store, ti = InMemoryTaskStateStore(), FakeTaskInstance()
     first = run_job(deferrable=True, check_interval=7, timeout=3600)
     with crash_at(first, CrashPoint.AFTER_DEFER, store), pytest.raises(BaseException, match="simulated"):
@@ -130,7 +130,7 @@ def test_deferrable_retry_defers_again_to_the_stored_run_with_upstreams_trigger(
 
     trigger = deferred.value.trigger
     assert type(deferred.value).__name__ == "TaskDeferred"
-    assert type(trigger).__module__ == "airflow.providers.dbt.cloud.triggers.dbt"
+    assert type(trigger).__module__ == "resumable_jobs.providers.dbt.trigger"
     assert (trigger.run_id, trigger.poll_interval, trigger.conn_id) == (run_id, 7, "dbt_cloud_default")
     assert len(dbt_cloud.triggers) == 1
 

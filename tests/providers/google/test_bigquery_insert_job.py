@@ -130,14 +130,14 @@ def test_submit_only_returns_the_id_while_the_job_runs(bigquery):
     assert ti.xcom["bigquery_job_id"] == result
 
 
-def test_deferral_hands_the_inserted_job_to_the_upstream_trigger(bigquery):
-    from airflow.providers.google.cloud.triggers.bigquery import BigQueryInsertJobTrigger
+def test_deferral_hands_the_inserted_job_to_our_trigger(bigquery):
+    from resumable_jobs.providers.google.trigger import BigQueryJobTrigger
 
     deferred = _deferred(
         _op(deferrable=True, poll_interval=7.0, cancel_on_kill=False), _context(InMemoryTaskStateStore())
     )
 
-    assert isinstance(deferred.trigger, BigQueryInsertJobTrigger)
+    assert isinstance(deferred.trigger, BigQueryJobTrigger)
     assert deferred.trigger.job_id == bigquery.insert_ids[0]
     assert (deferred.trigger.project_id, deferred.trigger.location) == (PROJECT, "EU")
     assert (deferred.trigger.poll_interval, deferred.trigger.cancel_on_kill) == (7.0, False)

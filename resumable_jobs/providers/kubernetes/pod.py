@@ -109,8 +109,9 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
     ``do_xcom_push=True``), or create a new pod when the stored one failed, is gone, or is
     another pod with the same name. It then follows the pod (logs streamed), defers to
     :class:`~resumable_jobs.providers.kubernetes.trigger.PodTrigger`, or returns the pod's
-    identity when not waiting. The result is upstream's: the XCom sidecar's value with ``do_xcom_push=True``, else None; ``pod_name`` and
-    ``pod_namespace`` are pushed to XCom on every path, as upstream does.
+    identity when not waiting. The result is upstream's: the XCom sidecar's value with
+    ``do_xcom_push=True``, else None; ``pod_name`` and ``pod_namespace`` are pushed to XCom on
+    every path, as upstream does.
 
     What it does not do: a worker's SIGTERM does not delete the pod (the retry reattaches to it;
     ``cancel_on_worker_shutdown=True`` restores upstream's deletion). ``on_kill_action="keep_pod"``

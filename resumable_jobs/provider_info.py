@@ -91,6 +91,7 @@ _TRIGGERS: dict[str, list[str]] = {
         "resumable_jobs.providers.spark.kubernetes.trigger",
     ],
     "Snowflake": ["resumable_jobs.providers.snowflake.trigger"],
+    "Kubernetes": ["resumable_jobs.providers.kubernetes.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

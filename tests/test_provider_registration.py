@@ -64,9 +64,13 @@ TRIGGERS = {
     "resumable_jobs.providers.spark.yarn.trigger": "YarnApplicationTrigger",
     "resumable_jobs.providers.spark.kubernetes.trigger": "KubernetesDriverPodTrigger",
     "resumable_jobs.providers.snowflake.trigger": "SnowflakeStatementsTrigger",
+    "resumable_jobs.providers.kubernetes.trigger": "PodTrigger",
 }
 #: trigger module -> the integration it belongs to (the Spark triggers unless listed)
-TRIGGER_INTEGRATIONS = {"resumable_jobs.providers.snowflake.trigger": "Snowflake"}
+TRIGGER_INTEGRATIONS = {
+    "resumable_jobs.providers.snowflake.trigger": "Snowflake",
+    "resumable_jobs.providers.kubernetes.trigger": "Kubernetes",
+}
 
 
 def test_airflow_providers_triggers_lists_the_spark_triggers():

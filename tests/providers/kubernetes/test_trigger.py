@@ -255,3 +255,31 @@ def test_a_task_deferred_to_upstreams_trigger_by_an_earlier_release_resumes_afte
     (pod,) = k8s_api.created
     assert k8s_api.deleted == [f"{NAMESPACE}:{pod['metadata']['name']}"]
     assert json.dumps(pod["metadata"]["labels"])  # one pod in all
+
+
+@pytest.mark.parametrize(("task_state", "deleted"), [("deferred", False), ("failed", True)])
+def test_below_airflow_33_cleanup_deletes_only_once_the_task_is_no_longer_deferred(
+    k8s_api, monkeypatch, task_state, deleted
+):
+    from resumable_jobs.providers.kubernetes import trigger as module
+
+    monkeypatch.setattr(module, "_TRIGGERER_CALLS_ON_KILL", False)
+    uid = _create(k8s_api)
+    trigger = _trigger(uid=uid)
+
+    async def state() -> str:
+        return task_state
+
+    monkeypatch.setattr(trigger, "_task_state", state)
+    asyncio.run(trigger.cleanup())
+    assert k8s_api.deleted == ([f"{NAMESPACE}:work"] if deleted else [])
+
+
+def test_from_airflow_33_cleanup_never_deletes_on_kill_does(k8s_api):
+    from resumable_jobs.providers.kubernetes import trigger as module
+
+    if not module._TRIGGERER_CALLS_ON_KILL:
+        pytest.skip("this Airflow's triggerer has no on_kill")
+    uid = _create(k8s_api)
+    asyncio.run(_trigger(uid=uid).cleanup())  # a triggerer restart or a fired event: the pod stays
+    assert k8s_api.deleted == []

@@ -344,7 +344,7 @@ def _dbt_kwargs(job: str, bench: Bench) -> dict[str, Any]:
 
 
 def _pod_trigger_kwargs(job: str, bench: Bench) -> dict[str, Any]:
-    """What ``KubernetesPodOperator.build_trigger`` gives ``KubernetesPodTrigger`` with its defaults."""
+    """What ``KubernetesPodOperator.build_trigger`` gives its trigger with its defaults (ours and upstream's take the same)."""
     import datetime
 
     from resumable_jobs.providers.kubernetes.pod import UID_EVENT_KEY
@@ -632,6 +632,17 @@ CLASSES: list[TriggerClass] = [
     ),
     TriggerClass(
         "kubernetes-pod",
+        "ours",
+        "resumable_jobs.providers.kubernetes.trigger.PodTrigger",
+        _pod_trigger_kwargs,
+        rf"^GET /api/v1/namespaces/(?P<ns>{POD_NAMESPACE})/pods/(?P<name>[^/? ]+)",
+        _pod_of("base", "busybox"),
+        job_id=lambda i: f"{POD_NAMESPACE}:bench-pod-{i:05d}",
+        env=_k8s_env,
+        job_of=lambda m: f"{m['ns']}:{m['name']}",
+    ),
+    TriggerClass(
+        "kubernetes-pod-upstream",
         "upstream",
         "airflow.providers.cncf.kubernetes.triggers.pod.KubernetesPodTrigger",
         _pod_trigger_kwargs,

@@ -98,6 +98,7 @@ _TRIGGERS: dict[str, list[str]] = {
     "Amazon EMR on EKS": ["resumable_jobs.providers.amazon.emr_containers_trigger"],
     "dbt Cloud": ["resumable_jobs.providers.dbt.trigger"],
     "Google BigQuery": ["resumable_jobs.providers.google.trigger"],
+    "Kubernetes": ["resumable_jobs.providers.kubernetes.trigger"],
 }
 
 #: Link classes the api-server may need to resolve operator extra links by class path.

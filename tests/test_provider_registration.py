@@ -71,6 +71,7 @@ TRIGGERS = {
     "resumable_jobs.providers.amazon.emr_containers_trigger": "EmrContainerJobRunTrigger",
     "resumable_jobs.providers.dbt.trigger": "DbtCloudRunTrigger",
     "resumable_jobs.providers.google.trigger": "BigQueryJobTrigger",
+    "resumable_jobs.providers.kubernetes.trigger": "PodTrigger",
 }
 #: trigger module -> the integration it belongs to (the Spark triggers unless listed)
 TRIGGER_INTEGRATIONS = {
@@ -82,6 +83,7 @@ TRIGGER_INTEGRATIONS = {
     "resumable_jobs.providers.amazon.emr_containers_trigger": "Amazon EMR on EKS",
     "resumable_jobs.providers.dbt.trigger": "dbt Cloud",
     "resumable_jobs.providers.google.trigger": "Google BigQuery",
+    "resumable_jobs.providers.kubernetes.trigger": "Kubernetes",
 }
 
 

@@ -48,6 +48,11 @@ SUCCESS_EVENT: dict[str, Callable[[str, dict[str, Any]], bool]] = {
         and f"{e['namespace']}:{e['name']}" == job
         and e["resumable_jobs_pod_uid"] == f"uid-{e['name']}"
     ),
+    "kubernetes-pod-upstream": lambda job, e: (
+        e["status"] == "success"
+        and f"{e['namespace']}:{e['name']}" == job
+        and e["resumable_jobs_pod_uid"] == f"uid-{e['name']}"
+    ),
 }
 
 

@@ -170,8 +170,32 @@ def _bigquery(tmp_path, monkeypatch) -> Iterator[Any]:
         yield BigQueryJobTrigger("gcp_slow", "slow_job", PROJECT, "EU", poll_interval=0)
 
 
-#: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
-#: a few slow reads. Add a row for every trigger class the provider registers.
+@contextlib.contextmanager
+def _kubernetes_pod(tmp_path, monkeypatch) -> Iterator[Any]:
+    import datetime
+
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+    from resumable_jobs.providers.kubernetes.pod import UID_EVENT_KEY
+    from resumable_jobs.providers.kubernetes.trigger import PodTrigger
+
+    api = LocalKubernetesApi(running_polls=1)
+    body = {"metadata": {"name": "work"}, "spec": {"containers": [{"name": "base", "image": "busybox"}]}}
+    _, pod = api.dispatch("POST", "/api/v1/namespaces/jobs/pods", body)
+    with _slow(lambda m, t, b: (*api.dispatch(m, t, b), {})) as url:
+        api.url = url
+        yield PodTrigger(
+            pod_name="work",
+            pod_namespace="jobs",
+            trigger_start_time=datetime.datetime.now(tz=datetime.timezone.utc),
+            base_container_name="base",
+            kubernetes_conn_id="k8s_slow_pods",
+            connection_extras={"kube_config_path": str(api.write_kubeconfig(tmp_path / "kubeconfig"))},
+            poll_interval=0,
+            startup_check_interval=0,
+            trigger_kwargs={UID_EVENT_KEY: pod["metadata"]["uid"]},
+        )
+
+
 class _FakeRedshiftData:
     """DescribeStatement (JSON 1.1, ``POST /``) of any id: STARTED for the first ``running_reads`` reads, then FINISHED."""
 
@@ -259,6 +283,8 @@ def _emr_containers(tmp_path, monkeypatch) -> Iterator[Any]:
         yield EmrContainerJobRunTrigger("vc0001", "run0001", waiter_delay=0, aws_conn_id="aws_slow")
 
 
+#: classpath -> a context manager (tmp_path, monkeypatch) yielding a trigger whose job succeeds after
+#: a few slow reads. Add a row for every trigger class the provider registers.
 TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.spark.trigger.SparkDriverTrigger": _spark_standalone,
     "resumable_jobs.providers.spark.yarn.trigger.YarnApplicationTrigger": _yarn,
@@ -271,6 +297,7 @@ TRIGGERS: dict[str, Callable[..., contextlib.AbstractContextManager[Any]]] = {
     "resumable_jobs.providers.amazon.emr_containers_trigger.EmrContainerJobRunTrigger": _emr_containers,
     "resumable_jobs.providers.dbt.trigger.DbtCloudRunTrigger": _dbt_cloud,
     "resumable_jobs.providers.google.trigger.BigQueryJobTrigger": _bigquery,
+    "resumable_jobs.providers.kubernetes.trigger.PodTrigger": _kubernetes_pod,
 }
 
 
@@ -403,6 +430,55 @@ def test_kubernetes_triggers_of_one_connection_build_one_api_client(monkeypatch,
     assert [e["status"] for e in events] == ["success"] * 10
     assert built == ["k8s_shared"]
     assert api.requests.count("GET /api/v1/namespaces/etl/pods/d0") == 3
+
+
+def test_pod_triggers_of_one_cluster_build_one_api_client_closed_with_the_last(monkeypatch, tmp_path):
+    import datetime
+
+    from airflow.providers.cncf.kubernetes.hooks.kubernetes import AsyncKubernetesHook
+
+    from resumable_jobs.local.kubernetes_api import LocalKubernetesApi
+    from resumable_jobs.providers import shared_clients
+    from resumable_jobs.providers.kubernetes.pod import UID_EVENT_KEY
+    from resumable_jobs.providers.kubernetes.trigger import PodTrigger
+
+    built: list[Any] = []
+    real_get_conn = AsyncKubernetesHook.get_conn
+
+    def counting_get_conn(hook):
+        built.append(hook)
+        return real_get_conn(hook)
+
+    monkeypatch.setattr(AsyncKubernetesHook, "get_conn", counting_get_conn)
+    api = LocalKubernetesApi(running_polls=1)
+    uids = {}
+    for n in range(10):
+        body = {"metadata": {"name": f"p{n}"}, "spec": {"containers": [{"name": "base", "image": "busybox"}]}}
+        uids[f"p{n}"] = api.dispatch("POST", "/api/v1/namespaces/jobs/pods", body)[1]["metadata"]["uid"]
+    with api.serve():
+        extras = {"kube_config_path": str(api.write_kubeconfig(tmp_path / "kubeconfig"))}
+
+        def trigger(name: str) -> PodTrigger:
+            return PodTrigger(
+                pod_name=name,
+                pod_namespace="jobs",
+                trigger_start_time=datetime.datetime.now(tz=datetime.timezone.utc),
+                base_container_name="base",
+                kubernetes_conn_id="k8s_pods",
+                connection_extras=extras,
+                poll_interval=0,
+                startup_check_interval=0,
+                trigger_kwargs={UID_EVENT_KEY: uids[name]},
+            )
+
+        async def all_of_them() -> list[Any]:
+            return await asyncio.gather(*(_first_event(trigger(name)) for name in uids))
+
+        events = asyncio.run(all_of_them())
+    assert [e["status"] for e in events] == ["success"] * 10
+    assert [(hook.conn_id, hook._extras) for hook in built] == [("k8s_pods", extras)]  # one client, no lookup
+    assert api.requests.count("GET /api/v1/namespaces/jobs/pods/p0") == 3
+    assert shared_clients._POOLS == {}  # closed with the last trigger
 
 
 async def _first_event(trigger: Any) -> dict[str, Any]:

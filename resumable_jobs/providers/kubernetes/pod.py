@@ -19,9 +19,10 @@ decision. The pod carries the submission token as the label
 :data:`~resumable_jobs.providers.kubernetes.identity.TOKEN_LABEL`; ``find_job`` lists pods by it,
 which closes the window between the create call and the identity being stored. The store key is
 ``pod_identifier`` (upstream's durable key), holding namespace, name and uid
-(:mod:`resumable_jobs.providers.kubernetes.identity`). Deferred tries hand the pod to upstream's
-``KubernetesPodTrigger`` (async: ``kubernetes_asyncio``), with the uid in its ``trigger_kwargs``
-so the event names the exact pod.
+(:mod:`resumable_jobs.providers.kubernetes.identity`). Deferred tries hand the pod to
+:class:`~resumable_jobs.providers.kubernetes.trigger.PodTrigger` (upstream's trigger kwargs and
+event shape, on an API client shared per triggerer and cluster), with the uid in its
+``trigger_kwargs`` so the trigger follows, and the event names, the exact pod.
 
 What it does not do: it does not subclass upstream's operator (its module is heavy, and its
 ``execute`` would create pods on its own terms). It does not re-defer inside one try after a
@@ -54,9 +55,10 @@ if TYPE_CHECKING:
     from airflow.providers.cncf.kubernetes.callbacks import KubernetesPodOperatorCallback
     from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator as UpstreamPodOperator
     from airflow.providers.cncf.kubernetes.secret import Secret
-    from airflow.providers.cncf.kubernetes.triggers.pod import KubernetesPodTrigger
     from airflow.sdk import Context
     from kubernetes.client import models as k8s
+
+    from resumable_jobs.providers.kubernetes.trigger import PodTrigger
 
 __all__ = ["KubernetesPodOperator"]
 
@@ -106,9 +108,10 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
     that already finished (exit code; the XCom sidecar's ``return.json`` with
     ``do_xcom_push=True``), or create a new pod when the stored one failed, is gone, or is
     another pod with the same name. It then follows the pod (logs streamed), defers to
-    ``KubernetesPodTrigger``, or returns the pod's identity when not waiting. The result is
-    upstream's: the XCom sidecar's value with ``do_xcom_push=True``, else None; ``pod_name`` and
-    ``pod_namespace`` are pushed to XCom on every path, as upstream does.
+    :class:`~resumable_jobs.providers.kubernetes.trigger.PodTrigger`, or returns the pod's
+    identity when not waiting. The result is upstream's: the XCom sidecar's value with
+    ``do_xcom_push=True``, else None; ``pod_name`` and ``pod_namespace`` are pushed to XCom on
+    every path, as upstream does.
 
     What it does not do: a worker's SIGTERM does not delete the pod (the retry reattaches to it;
     ``cancel_on_worker_shutdown=True`` restores upstream's deletion). ``on_kill_action="keep_pod"``
@@ -455,8 +458,8 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
         kit.post_complete_action(pod=pod, remote_pod=remote, context=context, result=result)
         return result if self.do_xcom_push else None
 
-    def build_trigger(self, external_id: Any, context: Context) -> KubernetesPodTrigger:
-        from airflow.providers.cncf.kubernetes.triggers.pod import KubernetesPodTrigger
+    def build_trigger(self, external_id: Any, context: Context) -> PodTrigger:
+        from resumable_jobs.providers.kubernetes.trigger import PodTrigger
 
         pod = self._follow(external_id, context)
         trigger_kwargs = dict(self.trigger_kwargs or {})
@@ -466,7 +469,7 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
         if self.execution_timeout is not None and start is not None:
             trigger_kwargs["_execution_deadline"] = int(start.timestamp() + self.execution_timeout.total_seconds())
         kit = self.pod_kit
-        return KubernetesPodTrigger(
+        return PodTrigger(
             pod_name=pod.metadata.name,
             pod_namespace=pod.metadata.namespace,
             trigger_start_time=datetime.datetime.now(tz=datetime.timezone.utc),
@@ -490,7 +493,11 @@ class KubernetesPodOperator(ResumableJobMixin, BaseOperator):
         )
 
     def execute_complete(self, context: Context, event: dict[str, Any] | None = None) -> Any:
-        """Translate ``KubernetesPodTrigger``'s event (``status``, ``namespace``, ``name``) and finish."""
+        """Translate the trigger's event (``status``, ``namespace``, ``name``) and finish.
+
+        The event shape is upstream's ``KubernetesPodTrigger``'s, which :class:`PodTrigger` keeps, so a
+        task deferred to upstream's trigger by an earlier release of this package resumes the same way.
+        """
         pod_id = None
         if isinstance(event, dict) and "external_id" not in event and "name" in event:
             pod_id = {"namespace": event.get("namespace"), "name": event.get("name"), "uid": event.get(UID_EVENT_KEY)}

@@ -48,3 +48,12 @@ def test_upstream_operator_module_is_what_we_avoid():
     added = _modules_after("from airflow.providers.cncf.kubernetes.operators.pod import KubernetesPodOperator")
     assert "kubernetes.client" in added
     assert "airflow.providers.cncf.kubernetes.hooks.kubernetes" in added
+
+
+def test_the_trigger_module_imports_no_kubernetes_client_either():
+    """The triggerer imports it by class path; the client libraries are imported off the loop at the first poll."""
+    added = _modules_after("from resumable_jobs.providers.kubernetes.trigger import PodTrigger")
+
+    assert "resumable_jobs.providers.kubernetes.trigger" in added
+    heavy = sorted(m for m in added if m == "kubernetes" or m.startswith(HEAVY_PREFIXES))
+    assert heavy == []

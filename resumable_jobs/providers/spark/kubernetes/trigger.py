@@ -8,7 +8,8 @@ How it works: :class:`KubernetesDriverPodTrigger` is an
 :class:`~resumable_jobs.providers.spark.status_trigger.ApplicationStatusTrigger` whose read is
 ``GET /api/v1/namespaces/<ns>/pods/<name>`` with ``kubernetes_asyncio``
 (:mod:`~resumable_jobs.providers.spark.kubernetes.pods_async`), on one API client shared by every
-Kubernetes trigger of the triggerer for the same connection. Its serialised arguments are the
+Kubernetes trigger of the triggerer for the same connection
+(:mod:`resumable_jobs.providers.kubernetes.api_async`). Its serialised arguments are the
 ``<ns>:<pod>`` id and the ``kubernetes`` connection id; credentials are resolved in the triggerer.
 
 What it does not do: it never deletes the pod.
@@ -17,11 +18,11 @@ What it does not do: it never deletes the pod.
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from functools import partial
 from typing import Any, ClassVar
 
-from resumable_jobs.providers.shared_clients import Lease, shared_client
+from resumable_jobs.providers.shared_clients import Lease
 from resumable_jobs.providers.spark.kubernetes.manager import KubernetesClusterManager, parse_app_id
+from resumable_jobs.providers.spark.kubernetes.pods import DEFAULT_KUBERNETES_CONN_ID
 from resumable_jobs.providers.spark.kubernetes.status import DriverPodStatus
 from resumable_jobs.providers.spark.status_trigger import ApplicationStatusTrigger
 
@@ -35,6 +36,7 @@ class KubernetesDriverPodTrigger(ApplicationStatusTrigger):
         "aiohttp",
         "kubernetes_asyncio.client",
         "airflow.providers.cncf.kubernetes.hooks.kubernetes",
+        "resumable_jobs.providers.kubernetes.api_async",
         "resumable_jobs.providers.spark.kubernetes.pods_async",
     )
     noun: ClassVar[str] = KubernetesClusterManager.noun
@@ -57,10 +59,9 @@ class KubernetesDriverPodTrigger(ApplicationStatusTrigger):
         return (*KubernetesClusterManager.transient_errors, ValueError)
 
     def connect(self) -> AbstractAsyncContextManager[Lease]:
-        from resumable_jobs.providers.spark.kubernetes.pods_async import CLIENT_MAX_AGE, api_client
+        from resumable_jobs.providers.kubernetes.api_async import shared_api_client
 
-        opener = partial(api_client, self.kubernetes_conn_id)
-        return shared_client(("kubernetes", self.kubernetes_conn_id), opener, max_age=CLIENT_MAX_AGE)
+        return shared_api_client(self.kubernetes_conn_id or DEFAULT_KUBERNETES_CONN_ID)
 
     async def read_status(self, client: Lease) -> DriverPodStatus:
         from resumable_jobs.providers.spark.kubernetes.pods_async import read_pod

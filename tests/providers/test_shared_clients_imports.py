@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import sys
 import textwrap
 import threading
@@ -108,3 +109,38 @@ def test_two_imports_at_once_turn_the_collector_on_only_after_both(tmp_path, mon
     finally:
         sys.modules.pop("rj_slow_import", None)
         sys.modules.pop("rj_quick_import", None)
+
+
+def test_the_first_shared_client_of_a_process_freezes_what_the_process_holds_once():
+    """A fresh interpreter: the start-up objects go to the permanent generation at the first client, not again."""
+    import subprocess
+
+    script = textwrap.dedent(
+        """
+        import asyncio, contextlib, gc, json
+        from resumable_jobs.providers.shared_clients import shared_client
+
+        long_lived = [{"row": [i]} for i in range(20_000)]
+
+        @contextlib.asynccontextmanager
+        async def opener():
+            yield object()
+
+        async def main():
+            counts = [gc.get_freeze_count()]
+            async with shared_client("first", opener):
+                counts.append(gc.get_freeze_count())
+                more = [{"row": [i]} for i in range(5_000)]
+                async with shared_client("second", opener):
+                    counts.append(gc.get_freeze_count())
+            return counts, gc.isenabled(), gc.is_tracked(long_lived[0])
+
+        print(json.dumps(asyncio.run(main())))
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    (before, at_first, at_second), enabled, tracked = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == 0
+    assert at_first >= 40_000  # the rows and their lists, frozen with the rest of the process
+    assert at_second == at_first  # once per process: later objects stay collectable
+    assert enabled and tracked

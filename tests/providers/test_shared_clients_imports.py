@@ -62,11 +62,13 @@ def test_an_imported_module_is_not_imported_again(heavy_module, collector_state)
     asyncio.run(import_off_loop(heavy_module))
     frozen = gc.get_freeze_count()
     table = sys.modules[heavy_module].TABLE
+    made_since = [{"row": [i]} for i in range(10_000)]  # 20,000 tracked objects a freeze would take
 
     asyncio.run(import_off_loop(heavy_module))
 
     assert sys.modules[heavy_module].TABLE is table
-    assert gc.get_freeze_count() == frozen  # nothing to import: no pause, no freeze
+    # Nothing to import: no pause, no freeze (the count may fall as frozen objects die, never by a freeze).
+    assert gc.get_freeze_count() < frozen + len(made_since)
 
 
 def test_a_collector_the_process_turned_off_stays_off(heavy_module, collector_state):
@@ -142,5 +144,5 @@ def test_the_first_shared_client_of_a_process_freezes_what_the_process_holds_onc
     (before, at_first, at_second), enabled, tracked = json.loads(done.stdout.strip().splitlines()[-1])
     assert before == 0
     assert at_first >= 40_000  # the rows and their lists, frozen with the rest of the process
-    assert at_second == at_first  # once per process: later objects stay collectable
+    assert at_second < at_first + 10_000  # once per process: the 10,000 objects made since stay collectable
     assert enabled and tracked

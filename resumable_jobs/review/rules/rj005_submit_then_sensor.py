@@ -48,7 +48,9 @@ from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import (
     TaskGraph,
     TaskNode,
+    bound_task_id,
     group_qualified_id,
+    is_bound_id,
     pulled_task_ids,
     task_callables,
     task_graphs,
@@ -253,6 +255,8 @@ class _SensorLinks:
                 self.by_job_name.setdefault(item, []).append(sensor)
         #: some sensor pulls a task id of a task group (``group.task``): the submit's id is prefixed
         self.grouped = any("." in task_id for task_id in self.by_task_id)
+        #: some sensor pulls a task id held in a name (``task_ids='{run_id}'`` in an f-string)
+        self.named = any(is_bound_id(task_id) for task_id in self.by_task_id)
 
     def of(self, submit: TaskNode) -> list[TaskNode]:
         found = list(self.by_upstream.get(submit, ()))
@@ -262,6 +266,10 @@ class _SensorLinks:
                 qualified = group_qualified_id(self.index, submit)
                 if qualified is not None:
                     found += self.by_task_id.get(qualified, ())
+        elif self.named:
+            bound = bound_task_id(self.index, submit)  # ``task_id=run_id``, pulled as ``'{run_id}'``
+            if bound is not None:
+                found += self.by_task_id.get(bound, ())
         for item in _job_names(self.index, submit).items():
             found += self.by_job_name.get(item, ())
         found += self._same_kind_next(submit)

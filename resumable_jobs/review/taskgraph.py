@@ -454,9 +454,9 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
     found = cache.get(sensor.call)
     if found is None:
         ids: set[str] = set()
-        stack = index.stack_of(sensor.call)
         follow = "xcom_pull" in index.source_text
         for call in sensor.calls:
+            stack = index.stack_of(call)  # an operator factory's construction: the factory's names
             # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
             for value in [*call.args, *(kw.value for kw in call.keywords)]:
                 if follow and value.__class__ is ast.Name:
@@ -535,10 +535,13 @@ def bound_task_id(index: ModuleIndex, node: TaskNode) -> str | None:
     f"step-{name}-run"``, then ``task_id=run_id``), as :func:`pulled_task_ids` writes a template's
     pull of the same name: neither id is known, but one binding is one value. None for any
     other task id. Also sets the task's ``shown_id`` (the text of that value, ``step-{}-run``)."""
-    kw = node.keyword("task_id")
-    if node.task_id is not None or kw is None or not isinstance(kw.value, ast.Name):
+    if node.task_id is not None:
         return None
-    value = bound_once(index, kw.value.id, index.stack_of(node.call))
+    call = next((c for c in node.calls if keyword(c, "task_id") is not None), None)
+    kw = keyword(call, "task_id") if call is not None else None
+    if kw is None or not isinstance(kw.value, ast.Name):
+        return None
+    value = bound_once(index, kw.value.id, index.stack_of(call))  # the names where it is written
     if value is None:
         return None
     node.shown_id = index.string_value(value) or kw.value.id

@@ -218,3 +218,24 @@ def test_a_sensor_of_another_service_pulling_the_name_is_held_back_with_its_reas
     [held] = _rj005(source, include_uncertain=True)
     assert (held.line, held.code) == (8, "RJ005")
     assert "'landed_{}' watches a key, not the job 'export_{}' submits" in held.uncertain
+
+
+def test_near_miss_a_factory_local_name_is_not_the_dag_scope_name_of_the_same_spelling():
+    source = """
+        from airflow import DAG
+        from airflow.providers.amazon.aws.operators.emr import EmrAddStepsOperator
+        from airflow.providers.amazon.aws.sensors.emr import EmrStepSensor
+
+        PREFIX = "ledger"
+
+        def add_step(dag):
+            step_name = f"{PREFIX}_add"
+            return EmrAddStepsOperator(dag=dag, task_id=step_name, job_flow_id="j-1", steps=[])
+
+        with DAG("ledger", schedule=None) as dag:
+            step_name = f"{PREFIX}_other"
+            add = add_step(dag)
+            watch = EmrStepSensor(task_id="watch", job_flow_id="j-1", step_id=f"{{{{ ti.xcom_pull(task_ids='{step_name}') }}}}")
+            add >> watch
+    """
+    assert found(source, "RJ005") == []

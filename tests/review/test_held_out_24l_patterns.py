@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from resumable_jobs.review import RULES_BY_CODE, review_source
 
 from .sources import found
@@ -49,33 +51,33 @@ def test_a_sensor_pulling_the_name_a_local_task_id_is_bound_to_is_on_that_submit
     assert finding.message.startswith("'{}-submit' does not wait") and "'{}-done' waits" in finding.message
 
 
-def test_near_miss_the_template_inserts_another_name():
-    source = _STAGE.replace("PULLED", "{probe_id}").replace(
-        '    submit_id = f"{stage}-submit"', '    submit_id = f"{stage}-submit"\n        probe_id = f"{stage}-probe"'
-    )
-    assert found(source, "RJ005") == []
+_LOCAL_ID = '        submit_id = f"{stage}-submit"\n'
 
 
-def test_near_miss_the_name_is_only_part_of_the_pulled_id():
-    assert found(_STAGE.replace("PULLED", "{submit_id}-retry"), "RJ005") == []
-
-
-def test_near_miss_the_name_is_the_key_not_the_task_ids():
-    source = _STAGE.replace("task_ids='PULLED'", "task_ids='{stage}-probe', key='{submit_id}'")
-    assert found(source, "RJ005") == []
-
-
-def test_near_miss_a_name_bound_twice_is_no_one_task():
-    source = _STAGE.replace("PULLED", "{submit_id}").replace(
-        '    submit_id = f"{stage}-submit"',
-        '    submit_id = f"{stage}-submit"\n        if stage == "late":\n            submit_id = f"{stage}-late-submit"',
-    )
-    assert found(source, "RJ005") == []
-
-
-def test_near_miss_a_parameter_given_as_the_task_id_is_not_followed():
-    source = _STAGE.replace("PULLED", "{submit_id}").replace("stage, cluster):", "stage, cluster, submit_id):")
-    source = source.replace('        submit_id = f"{stage}-submit"\n', "")
+@pytest.mark.parametrize(
+    "edits",
+    [
+        # the template inserts another name, bound once too
+        [("PULLED", "{probe_id}"), (_LOCAL_ID, _LOCAL_ID + '        probe_id = f"{stage}-probe"\n')],
+        # the name is only part of the pulled id: another task
+        [("PULLED", "{submit_id}-retry")],
+        # the name is the XCom key, not the task id
+        [("task_ids='PULLED'", "task_ids='{stage}-probe', key='{submit_id}'")],
+        # the name is bound twice: no one value, no one task
+        [
+            ("PULLED", "{submit_id}"),
+            (_LOCAL_ID, _LOCAL_ID + '        if stage == "late":\n            submit_id = f"{stage}-late"\n'),
+        ],
+        # a parameter given as the task id is not followed (the caller decides it)
+        [("PULLED", "{submit_id}"), ("stage, cluster):", "stage, cluster, submit_id):"), (_LOCAL_ID, "")],
+    ],
+    ids=["another-name", "part-of-the-id", "the-key", "bound-twice", "a-parameter"],
+)
+def test_near_miss_of_a_pull_of_a_local_name(edits):
+    source = _STAGE
+    for old, new in edits:
+        assert old in source
+        source = source.replace(old, new)
     assert found(source, "RJ005") == []
 
 

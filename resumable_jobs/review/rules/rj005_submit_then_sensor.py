@@ -19,7 +19,9 @@ task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.se
 ``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the
 sensor takes the submit's output (``submit.output``, a TaskFlow argument, or through a TaskFlow
 step that picks the id out), pulls the submit's XCom by task id in a template or in its callable
-(the id Airflow gives it, ``group.task`` for a task written in a task group, or its own),
+(the id Airflow gives it, ``group.task`` for a task written in a task group, or its own; or, when
+neither id is known as text, the name bound once that the submit's ``task_id=`` is and the
+template inserts, ``f"{{{{ ti.xcom_pull(task_ids='{run_id}') }}}}"``),
 or names the same job (``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``; a
 SageMaker job is named in its request, ``config={"TrainingJobName": ...}``).
 Sensors are indexed by these links, so a scope with many tasks costs linear time. The finding is on the submit call.

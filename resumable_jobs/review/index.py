@@ -489,14 +489,19 @@ class ModuleIndex:
         and ``try`` blocks. A name bound several times, by a loop or by unpacking, or nowhere,
         holds no one known value.
         """
+        found = self.binding(name, stack)
+        return found[0] if found is not None else None
+
+    def binding(self, name: str, stack: tuple[FunctionNode, ...] = ()) -> tuple[ast.AST, ast.AST] | None:
+        """:meth:`bound_value` with the scope that binds it: (value, function or module tree)."""
         for func in reversed(stack):
             if name in parameter_names(func):
                 return None
             values = self.assigned_values(func, name)
             if values:
-                return values[0] if len(values) == 1 else None
+                return (values[0], func) if len(values) == 1 else None
         values = self._module_bindings().get(name, ())
-        return values[0] if len(values) == 1 else None
+        return (values[0], self.tree) if len(values) == 1 else None
 
     def _module_bindings(self) -> dict[str, list[ast.AST]]:
         """Values bound to each name by the module's own statements (not in functions or

@@ -38,7 +38,7 @@ from resumable_jobs.review.index import (
 )
 from resumable_jobs.review.variables import argument
 
-__all__ = ["TaskGraph", "TaskNode", "operator_factory", "task_graphs"]
+__all__ = ["TaskGraph", "TaskNode", "bound_task_id", "is_bound_id", "operator_factory", "task_graphs"]
 
 _WRAPPERS = frozenset({"override", "partial", "expand", "expand_kwargs"})
 
@@ -69,6 +69,8 @@ class TaskNode:
         self.function = function
         self.calls: list[ast.Call] = calls if calls is not None else []
         self.overrides: dict[str, ast.Assign] = overrides if overrides is not None else {}
+        #: how to show a task id held in a name (``task_id=run_id``), once it is worked out
+        self.shown_id: str | None = None
 
     def setting(self, name: str) -> ast.AST | None:
         """The value ``name`` ends up with: a later attribute assignment, else the keyword."""
@@ -90,7 +92,7 @@ class TaskNode:
 
     @property
     def label(self) -> str:
-        return self.task_id or "<task>"
+        return self.task_id or self.shown_id or "<task>"
 
 
 class TaskGraph:
@@ -452,9 +454,16 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
     found = cache.get(sensor.call)
     if found is None:
         ids: set[str] = set()
+        follow = "xcom_pull" in index.source_text
         for call in sensor.calls:
+            stack = index.stack_of(call)  # an operator factory's construction: the factory's names
             # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
             for value in [*call.args, *(kw.value for kw in call.keywords)]:
+                if follow and value.__class__ is ast.Name:
+                    # a template held in a name bound once (``step_id = f"{{{{ ti.xcom_pull(...) }}}}"``)
+                    bound = bound_once(index, value.id, stack)
+                    if isinstance(bound, (ast.Constant, ast.JoinedStr)):
+                        value = bound
                 for node in subnodes(value):
                     if isinstance(node, ast.Constant) and isinstance(node.value, str) and "xcom_pull" in node.value:
                         ids.update(_QUOTED.findall(node.value))
@@ -463,6 +472,8 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
                         text = index.inserted_text(node)
                         if "xcom_pull" in text:
                             ids.update(_QUOTED.findall(text))
+                            if "{}" in text:
+                                ids.update(_named_pulls(index, node, stack))
         for func in task_callables(index, sensor):
             ids |= _callable_pulls(index, func)
         found = cache[sensor.call] = frozenset(ids)
@@ -470,6 +481,94 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
 
 
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
+
+#: the ``task_ids`` of an ``xcom_pull`` in a template: its keyword, or its first positional argument
+_TASK_IDS = re.compile(r"""(?:xcom_pull\(\s*|task_ids\s*=\s*)(\[[^\]]*\]|\([^)]*\)|'[^']*'|"[^"]*")""")
+#: what :func:`bound_task_id` and :func:`pulled_task_ids` give for a task id held in a name: the
+#: name and where its one value is, so that two names compare equal only when they are one binding
+_BOUND = "\x00"
+
+
+def _named_pulls(index: ModuleIndex, node: ast.JoinedStr, stack: tuple[FunctionNode, ...]) -> list[str]:
+    """Task ids an f-string template pulls by inserting a name as the whole id
+    (``f"{{{{ ti.xcom_pull(task_ids='{run_id}') }}}}"``), as :func:`bound_task_id` writes them,
+    when the name is bound once in its scope, outside loops (see :func:`bound_once`)."""
+    parts, inserted = [], []
+    for value in node.values:
+        if isinstance(value, ast.Constant):
+            parts.append(str(value.value))
+        elif (
+            isinstance(value, ast.FormattedValue)
+            and value.conversion == -1
+            and value.format_spec is None
+            and isinstance(value.value, ast.Name)
+            and index.string_value(value.value) is None
+        ):
+            parts.append(f"\x01{len(inserted)}\x01")
+            inserted.append(value.value.id)
+        else:
+            parts.append("{}")
+    if not inserted:
+        return []
+    found = []
+    for argument_text in _TASK_IDS.findall("".join(parts)):
+        for pulled in _QUOTED.findall(argument_text):
+            if pulled.startswith("\x01") and pulled.endswith("\x01") and pulled.count("\x01") == 2:
+                name = inserted[int(pulled[1:-1])]
+                value = bound_once(index, name, stack)
+                if value is not None:
+                    found.append(_bound_id(name, value))
+    return found
+
+
+def _bound_id(name: str, value: ast.AST) -> str:
+    return f"{_BOUND}{name}@{value.lineno}:{value.col_offset}"
+
+
+def is_bound_id(task_id: str) -> bool:
+    """Whether a pulled task id is a name's binding (see :func:`bound_task_id`), not a text."""
+    return task_id.startswith(_BOUND)
+
+
+def bound_task_id(index: ModuleIndex, node: TaskNode) -> str | None:
+    """A task id given as a name bound once in its scope, outside loops (``run_id =
+    f"step-{name}-run"``, then ``task_id=run_id``), as :func:`pulled_task_ids` writes a template's
+    pull of the same name: neither id is known, but one binding is one value. None for any
+    other task id. Also sets the task's ``shown_id`` (the text of that value, ``step-{}-run``)."""
+    if node.task_id is not None:
+        return None
+    call = next((c for c in node.calls if keyword(c, "task_id") is not None), None)
+    kw = keyword(call, "task_id") if call is not None else None
+    if kw is None or not isinstance(kw.value, ast.Name):
+        return None
+    value = bound_once(index, kw.value.id, index.stack_of(call))  # the names where it is written
+    if value is None:
+        return None
+    node.shown_id = index.string_value(value) or kw.value.id
+    return _bound_id(kw.value.id, value)
+
+
+def bound_once(index: ModuleIndex, name: str, stack: tuple[FunctionNode, ...]) -> ast.AST | None:
+    """The value ``name`` is bound to where code inside ``stack`` runs, when its scope (a
+    function, else the module) binds it once and not inside a loop of that scope, which would
+    bind it again on every pass; None otherwise (see :meth:`ModuleIndex.binding`)."""
+    found = index.binding(name, stack)
+    if found is None:
+        return None
+    value, scope = found
+    loops = index.__dict__.setdefault("_loops_of_scope", {})
+    spans = loops.get(scope)
+    if spans is None:
+        spans = loops[scope] = [
+            (s.lineno, s.end_lineno or s.lineno) for s in _scope_statements(scope) if isinstance(s, _LOOPS)
+        ]
+    line = getattr(value, "lineno", None)
+    if line is None or any(start <= line <= end for start, end in spans):
+        return None
+    return value
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def group_qualified_id(index: ModuleIndex, node: TaskNode) -> str | None:

@@ -19,7 +19,9 @@ task is a ``*Sensor`` or ``*SensorAsync`` operator (or a subclass), a ``@task.se
 ``@task`` or ``python_callable`` that loops with ``sleep``. The two are on the same job when the
 sensor takes the submit's output (``submit.output``, a TaskFlow argument, or through a TaskFlow
 step that picks the id out), pulls the submit's XCom by task id in a template or in its callable
-(the id Airflow gives it, ``group.task`` for a task written in a task group, or its own),
+(the id Airflow gives it, ``group.task`` for a task written in a task group, or its own; or, when
+neither id is known as text, the name bound once that the submit's ``task_id=`` is and the
+template inserts, ``f"{{{{ ti.xcom_pull(task_ids='{run_id}') }}}}"``),
 or names the same job (``job_name=``, ``batch_id=``, ``ingestion_id=``, ``connector_id=``; a
 SageMaker job is named in its request, ``config={"TrainingJobName": ...}``).
 Sensors are indexed by these links, so a scope with many tasks costs linear time. The finding is on the submit call.
@@ -48,7 +50,9 @@ from resumable_jobs.review.rules.base import Rule, make_finding
 from resumable_jobs.review.taskgraph import (
     TaskGraph,
     TaskNode,
+    bound_task_id,
     group_qualified_id,
+    is_bound_id,
     pulled_task_ids,
     task_callables,
     task_graphs,
@@ -253,6 +257,8 @@ class _SensorLinks:
                 self.by_job_name.setdefault(item, []).append(sensor)
         #: some sensor pulls a task id of a task group (``group.task``): the submit's id is prefixed
         self.grouped = any("." in task_id for task_id in self.by_task_id)
+        #: some sensor pulls a task id held in a name (``task_ids='{run_id}'`` in an f-string)
+        self.named = any(is_bound_id(task_id) for task_id in self.by_task_id)
 
     def of(self, submit: TaskNode) -> list[TaskNode]:
         found = list(self.by_upstream.get(submit, ()))
@@ -262,6 +268,10 @@ class _SensorLinks:
                 qualified = group_qualified_id(self.index, submit)
                 if qualified is not None:
                     found += self.by_task_id.get(qualified, ())
+        elif self.named:
+            bound = bound_task_id(self.index, submit)  # ``task_id=run_id``, pulled as ``'{run_id}'``
+            if bound is not None:
+                found += self.by_task_id.get(bound, ())
         for item in _job_names(self.index, submit).items():
             found += self.by_job_name.get(item, ())
         found += self._same_kind_next(submit)

@@ -72,7 +72,9 @@ def _imported_task_id(index, built) -> str | None:
 def _method_facts(index, cls: ast.ClassDef) -> tuple:
     found = []
     for method in cls.body:
-        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not method.name.startswith("__"):
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            method.name == "__init__" or not method.name.startswith("__")
+        ):
             records = variable_records_of(index, index.reached_from(method), method)
             if records:
                 found.append(FunctionFacts(os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records)))

@@ -252,19 +252,20 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
     roots = _plain_task_roots(index)
     for site in index.calls_in_runtime():
         target = site.node.func
-        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+        if isinstance(target, ast.Name) and target.id in classes:  # ``Pager(context)`` runs its ``__init__``
+            cls, name = classes[target.id], "__init__"
+        elif not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
             continue
-        receiver = target.value
-        if isinstance(receiver, ast.Name) and receiver.id in classes:  # ``CursorStore.load()``
-            cls = classes[receiver.id]
+        elif isinstance(target.value, ast.Name) and target.value.id in classes:  # ``CursorStore.load()``
+            cls, name = classes[target.value.id], target.attr
         else:
-            cls = _class_built(_receiver_value(index, site), classes)
+            cls, name = _class_built(_receiver_value(index, site), classes), target.attr
         if cls is None:
             continue
         callers = set()
         for func in site.stack:
             callers |= roots.get(func, set())
-        for method in index.methods_named(cls, target.attr):
+        for method in index.methods_named(cls, name):
             for reached in index.reached_from(method):
                 if reached not in runtime:
                     found.setdefault(reached, set()).update(callers)
@@ -862,18 +863,23 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
 def _imported_method_calls(index: ModuleIndex, stars: bool):
     """(call, method facts) for methods of classes of other modules of the tree that task code
     calls through an instance: ``CursorStore("events").read()``, or a name bound once to one,
-    in the task's function or at module level (``STORE = CursorStore("events")``)."""
+    in the task's function or at module level (``STORE = CursorStore("events")``); and the
+    ``__init__`` of such a class that task code builds an instance of (``Extractor(context)``)."""
     for site in index.calls_in_runtime():
         target = site.node.func
-        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        if name[:1].isupper():  # a class's name: building an instance runs its ``__init__``
+            built, name = site.node, "__init__"
+        elif not isinstance(target, ast.Attribute) or name.startswith("__"):
             continue
-        built = _receiver_value(index, site)
+        else:
+            built = _receiver_value(index, site)
         if not isinstance(built, ast.Call):
             continue
         qualified = _imported_name(index, built.func, stars)
         facts = index.class_facts(qualified) if qualified else None
         for method in facts.methods if facts is not None else ():
-            if method.name == f"{facts.name}.{target.attr}":
+            if method.name == f"{facts.name}.{name}":
                 yield site, method
 
 

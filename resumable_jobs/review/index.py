@@ -650,11 +650,15 @@ class ModuleIndex:
                 cls = self.owner_class.get(caller)
                 if cls is not None:
                     return [f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls]
-            elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name):
-                if receiver.value.id == "self" and self.self_attribute_sets:
-                    helper = self._helper_held_in(self.owner_class.get(caller), receiver.attr)
-                    if helper is not None:
-                        return self.methods_named(helper, target.attr)
+            elif (
+                isinstance(receiver, ast.Attribute)
+                and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == "self"
+                and self.self_attribute_sets
+            ):
+                helper = self._helper_held_in(self.owner_class.get(caller), receiver.attr)
+                if helper is not None:
+                    return self.methods_named(helper, target.attr)
         return []
 
     def self_attribute_value(self, cls: ast.ClassDef | None, attr: str) -> tuple[ast.AST, FunctionNode] | None:

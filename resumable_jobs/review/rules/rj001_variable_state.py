@@ -87,6 +87,11 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                 continue  # an offset others read back: a watermark, RJ004
             else:
                 what = record.kind.value
+        elif record.kind is None and usage.kept_by_its_task(record):
+            what = (
+                f"the task's own state, under a key of the task instance's identity ({record.identity}), "
+                "read and written by that task"
+            )
         elif record.kind is None and own_progress(usage, record.key):
             what = "the task's own progress, read and moved on by that task"
         elif record.kind is None and (

@@ -892,7 +892,7 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 if (importer, qualified) in seen or len(seen) > 200:
                     continue
                 seen.add((importer, qualified))
-                facts = project.function(importer, qualified)
+                facts = project.function(importer, qualified) or project.method(importer, qualified)
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node, index):

@@ -53,6 +53,9 @@ def test_a_key_of_the_task_instance_s_identity_read_and_written_by_its_task_is_i
     messages = _messages(_IDENTITY_IN_TASK)
     assert [line for line, _ in messages] == [9, 11]
     assert all("a key of the task instance's identity ({task_id}_{ds})" in m for _, m in messages)
+    [suggestion, *_] = [f.suggestion for f in review_source(textwrap.dedent(_IDENTITY_IN_TASK), "dag.py")]
+    assert "the key needs no task id" in suggestion and 'store.get("checkpoint")' in suggestion
+    assert "XCom" not in suggestion
 
 
 @pytest.mark.parametrize(

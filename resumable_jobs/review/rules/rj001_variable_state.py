@@ -169,7 +169,6 @@ def _suggestion(record: VariableRecord, own_identity: bool = False) -> str:
     elif own_identity:  # a key of the task instance's identity: the store's own scope
         extra = "\nThe store keeps one value per task instance, so the key needs no task id, run or date."
         after = '"checkpoint"'
-
     elif record.kind is None:
         extra = "\nA value one task hands to another in the same run belongs in XCom (return it)."
     return (

@@ -95,6 +95,11 @@ class ProjectView:
     def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
         return None
 
+    def method(self, importer: str, qualified: str) -> FunctionFacts | None:
+        """A method of a class of the tree, by the class's qualified name and the method's
+        (``include.state.Keeper.save``): its facts when the class's summary keeps them."""
+        return None
+
     def plugin_class(self, importer: str, name: str) -> ClassFacts | None:
         """A class of the repository's ``plugins/`` folder, by name (see :func:`plugin_class_name`)."""
         return None

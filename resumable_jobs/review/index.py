@@ -642,15 +642,52 @@ class ModuleIndex:
 
     def called_functions(self, call: ast.Call, caller: FunctionNode | None) -> list[FunctionNode]:
         """The functions of this file a call made in ``caller`` runs: module-level functions of
-        its name (``load(...)``), or, in a method, the class's methods it calls on ``self``."""
+        its name (``load(...)``), or, in a method, the class's methods it calls on ``self``, and
+        the methods of a helper class of the file it calls on an attribute of ``self`` that
+        ``__init__`` binds once to an instance of it (``self.state = Keeper(context)``, then
+        ``self.state.save(page)``)."""
         target = call.func
         if isinstance(target, ast.Name):
             return [f for f in self.functions_by_name.get(target.id, ()) if f not in self.owner_class]
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-            cls = self.owner_class.get(caller) if caller is not None else None
-            if cls is not None:
-                return [f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls]
+        if isinstance(target, ast.Attribute) and caller is not None:
+            receiver = target.value
+            if isinstance(receiver, ast.Name) and receiver.id == "self":
+                cls = self.owner_class.get(caller)
+                if cls is not None:
+                    return [f for f in self.functions_by_name.get(target.attr, ()) if self.owner_class.get(f) is cls]
+            elif (
+                isinstance(receiver, ast.Attribute)
+                and isinstance(receiver.value, ast.Name)
+                and receiver.value.id == "self"
+                and self.self_attribute_sets
+            ):
+                helper = self._helper_held_in(self.owner_class.get(caller), receiver.attr)
+                if helper is not None:
+                    return self.methods_named(helper, target.attr)
         return []
+
+    def self_attribute_value(self, cls: ast.ClassDef | None, attr: str) -> tuple[ast.AST, FunctionNode] | None:
+        """The one value ``self.<attr>`` is given in ``cls``, with the ``__init__`` that gives it:
+        an attribute assigned once in the class's methods, and in ``__init__``; else None."""
+        table = self.__dict__.get("_self_attribute_values")
+        if table is None:
+            table = {}
+            for name, node, func in self.self_attribute_sets:
+                table.setdefault((self.owner_class.get(func), name), []).append((node, func))
+            self.__dict__["_self_attribute_values"] = table
+        bound = table.get((cls, attr), ()) if cls is not None else ()
+        if len(bound) != 1 or bound[0][1].name != "__init__" or len(bound[0][0].targets) != 1:
+            return None
+        return bound[0][0].value, bound[0][1]
+
+    def _helper_held_in(self, cls: ast.ClassDef | None, attr: str) -> ast.ClassDef | None:
+        """The class of this file whose instance ``__init__`` of ``cls`` keeps in ``self.<attr>``."""
+        bound = self.self_attribute_value(cls, attr)
+        value = bound[0] if bound is not None else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            helper = self.classes_by_name.get(value.func.id)
+            return helper if helper is not cls else None
+        return None
 
     def task_decorator(self, func: FunctionNode) -> str | None:
         """The resolved task decorator of ``func`` (``airflow.sdk.task.sensor``...), or None.

@@ -174,6 +174,13 @@ class ProjectIndex(ProjectView):
     def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
         return self._lookup(os.path.abspath(importer), qualified, "classes")
 
+    def method(self, importer: str, qualified: str) -> FunctionFacts | None:
+        owner, _, name = qualified.rpartition(".")
+        cls = self.class_facts(importer, owner) if owner else None
+        if cls is None:
+            return None
+        return next((m for m in cls.methods if m.name == f"{cls.name}.{name}"), None)
+
     def plugin_class(self, importer: str, name: str) -> ClassFacts | None:
         """The class ``name`` defined in a ``plugins/`` folder on the importing file's path.
 

@@ -55,7 +55,7 @@ def summarise_index(index: ModuleIndex) -> ModuleSummary:
                 cls.name,
                 bases,
                 started_job(index, index.methods_named(cls, "execute")),
-                _method_facts(index, cls) if "Variable" in index.source_text else (),
+                _method_facts(index, cls) if "Variable" in index.source_text or index.self_attribute_sets else (),
             )
     return summary
 
@@ -70,13 +70,51 @@ def _imported_task_id(index, built) -> str | None:
 
 
 def _method_facts(index, cls: ast.ClassDef) -> tuple:
+    """For the methods (``__init__`` included) with Variable calls, or that reach a helper class
+    of another module: their facts (see :class:`ClassFacts`)."""
     found = []
     for method in cls.body:
-        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and not method.name.startswith("__"):
-            records = variable_records_of(index, index.reached_from(method), method)
-            if records:
-                found.append(FunctionFacts(os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records)))
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            method.name == "__init__" or not method.name.startswith("__")
+        ):
+            reached = index.reached_from(method)
+            records = variable_records_of(index, reached, method) if "Variable" in index.source_text else []
+            calls = _imported_helper_calls(index, reached)
+            if records or calls:
+                found.append(
+                    FunctionFacts(
+                        os.path.abspath(index.path), f"{cls.name}.{method.name}", tuple(records), tuple(calls)
+                    )
+                )
     return tuple(found)
+
+
+def _imported_helper_calls(index, functions) -> list[str]:
+    """The methods of classes of other modules that ``functions`` (methods of a class) run through
+    an attribute ``__init__`` binds once to an instance (``self.state = Keeper(context)``, then
+    ``self.state.save(...)``), and those classes' ``__init__``, as ``module.Class.method``."""
+    found = []
+    for func in functions:
+        cls = index.owner_class.get(func)
+        for site in index.calls_by_function.get(func, ()) if cls is not None else ():
+            target = site.node.func
+            called = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if called[:1].isupper():  # ``Keeper(context)``, ``state.Keeper(context)``: its ``__init__``
+                built, name = site.node, "__init__"
+            elif (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Attribute)
+                and isinstance(target.value.value, ast.Name)
+                and target.value.value.id == "self"
+            ):
+                bound = index.self_attribute_value(cls, target.value.attr)
+                built, name = (bound[0] if bound is not None else None), target.attr
+            else:
+                continue
+            local = dotted_name(built.func) if isinstance(built, ast.Call) else None
+            if local and local.split(".")[0] in index.aliases:
+                found.append(f"{index.resolve(built.func)}.{name}")
+    return found
 
 
 def _construction_settings(built: ast.Call) -> tuple:

@@ -75,7 +75,14 @@ class VariableUsage:
         #: offset keys -> the tasks that write them, and those that read them (``record.tasks``)
         self._task_writers: dict[str, set[str]] = defaultdict(set)
         self._task_readers: dict[str, set[str]] = defaultdict(set)
+        #: keys of the task instance's identity (``record.identity``) -> the tasks that write
+        #: them, and those that read them
+        self._identity_writers: dict[str, set[str]] = defaultdict(set)
+        self._identity_readers: dict[str, set[str]] = defaultdict(set)
         for record in self.records:
+            if record.identity and record.origin == "code":
+                table = self._identity_writers if record.op == "set" else self._identity_readers
+                table[record.identity].update(record.tasks or (record.function,))
             if record.tasks and record.key:
                 (self._task_writers if record.op == "set" else self._task_readers)[record.key].update(record.tasks)
             if record.dag:
@@ -108,6 +115,17 @@ class VariableUsage:
         if self.writers.get(key, set()) & self.readers.get(key, set()):
             return True
         return not self._task_writers.get(key, set()).isdisjoint(self._task_readers.get(key, ()))
+
+    def kept_by_its_task(self, record: VariableRecord) -> bool:
+        """A key built only from the task instance's identity (``f"{ti.task_id}_{ds}"``) that
+        the task running ``record`` both reads and writes under the same expression, in its own
+        code or through helpers it runs: that task instance's own state (a checkpoint a retry
+        resumes from), whatever the key's words."""
+        if not record.identity or record.origin != "code":
+            return False
+        tasks = set(record.tasks or (record.function,))
+        writers = self._identity_writers.get(record.identity, ())
+        return not tasks.isdisjoint(writers) and not tasks.isdisjoint(self._identity_readers.get(record.identity, ()))
 
     def read_beyond_its_writers(self, key: str | None) -> bool:
         """Something other than the tasks that write the key reads it: another task, another DAG

@@ -58,6 +58,7 @@ __all__ = [
     "VariableRecord",
     "argument",
     "function_id",
+    "identity_key",
     "is_variable_call",
     "runtime_variable_accesses",
     "runtime_variable_records",
@@ -252,19 +253,20 @@ def _helper_methods(index: ModuleIndex) -> dict[FunctionNode, set[FunctionNode]]
     roots = _plain_task_roots(index)
     for site in index.calls_in_runtime():
         target = site.node.func
-        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+        if isinstance(target, ast.Name) and target.id in classes:  # ``Pager(context)`` runs its ``__init__``
+            cls, name = classes[target.id], "__init__"
+        elif not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
             continue
-        receiver = target.value
-        if isinstance(receiver, ast.Name) and receiver.id in classes:  # ``CursorStore.load()``
-            cls = classes[receiver.id]
+        elif isinstance(target.value, ast.Name) and target.value.id in classes:  # ``CursorStore.load()``
+            cls, name = classes[target.value.id], target.attr
         else:
-            cls = _class_built(_receiver_value(index, site), classes)
+            cls, name = _class_built(_receiver_value(index, site), classes), target.attr
         if cls is None:
             continue
         callers = set()
         for func in site.stack:
             callers |= roots.get(func, set())
-        for method in index.methods_named(cls, target.attr):
+        for method in index.methods_named(cls, name):
             for reached in index.reached_from(method):
                 if reached not in runtime:
                     found.setdefault(reached, set()).update(callers)
@@ -337,8 +339,8 @@ class VariableRecord(
     namedtuple(
         "VariableRecord",
         "path line column op key kind shown_key function"
-        " origin noqa via key_from_caller advances task_file dag tasks template switch",
-        defaults=("code", None, None, False, False, None, None, (), None, False),
+        " origin noqa via key_from_caller advances task_file dag tasks template switch identity",
+        defaults=("code", None, None, False, False, None, None, (), None, False, None),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -369,7 +371,11 @@ class VariableRecord(
       which messages show instead of a call;
     - ``switch``: a read whose value is only compared with a yes/no literal
       (``Variable.get("enable_x") == "true"``, ``.lower() in ("1", "true")``): a feature switch,
-      configuration whatever its key says.
+      configuration whatever its key says;
+    - ``identity``: for a key built only from the task instance's identity and literal text
+      (``f"{ti.task_id}_{ds}"``, see :func:`identity_key`), that key with each part named
+      (``"{task_id}_{ds}"``): the records of one task under the same such key are that task
+      instance's own state.
     """
 
     __slots__ = ()
@@ -392,6 +398,8 @@ def _record(index: ModuleIndex, call: ast.Call, op: str, stack, func: FunctionNo
         extra.setdefault("key_from_caller", from_caller)
     if op == "get" and _is_switch(index, call, func):
         extra.setdefault("switch", True)
+    if key is None or "{}" in key:
+        extra.setdefault("identity", identity_key(index, key_node, stack))
     return VariableRecord(
         index.path,
         line,
@@ -425,6 +433,7 @@ def _record_of_access(index: ModuleIndex, access: VariableAccess, advances: bool
         key_from_caller=from_caller,
         advances=advances,
         switch=access.op == "get" and _is_switch(index, access.node, access.function),
+        identity=identity_key(index, key_node, access.site.stack) if access.key is None or "{}" in access.key else None,
     )
 
 
@@ -471,6 +480,131 @@ def _parameter_of(func: FunctionNode, name: str) -> tuple[str, int | None]:
     if positional and positional[0] in ("self", "cls"):
         positional = positional[1:]
     return name, positional.index(name) if name in positional else None
+
+
+#: the parts that name a task instance: its task and DAG, its mapped index, and its run (the run's
+#: id or its logical date, as the task context gives them); a try number is not one (a key with it
+#: changes from try to try)
+_TASK_PARTS = frozenset({"task_id", "dag_id", "map_index"})
+_RUN_PARTS = frozenset({"run_id", "ds", "ds_nodash", "ts", "ts_nodash", "logical_date", "execution_date"})
+_IDENTITY_PARTS = _TASK_PARTS | _RUN_PARTS
+#: what the task context calls the task instance and its DAG run
+_INSTANCE_NAMES = frozenset({"ti", "task_instance", "dag_run"})
+#: a date written out another way is still the run's date (``logical_date.strftime("%Y%m%d")``)
+_DATE_FORMATTING = frozenset({"strftime", "isoformat", "date", "replace", "to_date_string"})
+
+
+def identity_key(index: ModuleIndex, node: ast.AST | None, stack: tuple[FunctionNode, ...]) -> str | None:
+    """A key built only from literal text and the task instance's identity, with each part
+    named: ``f"{ti.task_id}_{ds}"`` (written at the call, or held in a name bound once to it)
+    gives ``"{task_id}_{ds}"``. The parts are what the task context names a task instance by:
+    ``ti.task_id``, ``task_instance.map_index``, ``dag_run.run_id``, ``context["ds"]``, a task
+    context parameter (``ds``, ``logical_date``), a local name or a ``self.`` attribute (bound
+    once in ``__init__``) taken from one of those. Any other part (a try number, a parameter, a
+    value computed at run time) gives None, and so does a key with no such part."""
+    if isinstance(node, ast.Name):
+        node = index.bound_value(node.id, stack)
+    parts = _identity_parts(index, node, stack)
+    if not parts or all(word is None for word, _ in parts):
+        return None
+    return "".join(text if word is None else f"{{{word}}}" for word, text in parts)
+
+
+def _identity_parts(index: ModuleIndex, node: ast.AST | None, stack) -> list[tuple[str | None, str]] | None:
+    """(part, literal text) pieces of a key expression: an f-string, ``a + b`` or
+    ``"{}_{}".format(a, b)``; None when a piece is neither literal text nor an identity part."""
+    if isinstance(node, ast.Constant):
+        return [(None, node.value)] if isinstance(node.value, str) else None
+    pieces: list[tuple[str | None, str]] = []
+    if isinstance(node, ast.JoinedStr):
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                pieces.append((None, str(value.value)))
+                continue
+            word = _identity_part(index, value.value, stack, 0) if isinstance(value, ast.FormattedValue) else None
+            if word is None:
+                return None
+            pieces.append((word, ""))
+        return pieces
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        for side in (node.left, node.right):
+            found = _identity_parts(index, side, stack)
+            if found is None:
+                word = _identity_part(index, side, stack, 0)
+                if word is None:
+                    return None
+                found = [(word, "")]
+            pieces.extend(found)
+        return pieces
+    template = format_template(node)
+    if template is not None and not node.keywords and template.count("{}") == template.count("{") == len(node.args):
+        texts = template.split("{}")
+        for text, arg in zip(texts, node.args):
+            word = _identity_part(index, arg, stack, 0)
+            if word is None:
+                return None
+            pieces.extend(((None, text), (word, "")))
+        pieces.append((None, texts[-1]))
+        return pieces
+    return None
+
+
+def _identity_part(index: ModuleIndex, node: ast.AST, stack, depth: int) -> str | None:
+    """The part of a task instance's identity ``node`` holds (``"task_id"``, ``"ds"``...), or None."""
+    if depth > 3:
+        return None
+    if isinstance(node, ast.Attribute):
+        receiver = node.value
+        if node.attr in _IDENTITY_PARTS and _is_task_instance(index, receiver, stack, node.attr):
+            return node.attr  # ``ti.task_id``, ``dag_run.run_id``, ``self.task_id`` in an operator
+        if isinstance(receiver, ast.Name) and receiver.id == "self" and stack:
+            bound = index.self_attribute_value(index.owner_class.get(stack[-1]), node.attr)
+            return _identity_part(index, bound[0], (bound[1],), depth + 1) if bound is not None else None
+        return None
+    if isinstance(node, ast.Name):
+        for func in reversed(stack):
+            if node.id in parameter_names(func):  # ``def extract(ti=None, ds=None)``: the task context's
+                return node.id if node.id in _RUN_PARTS and node.id != "run_id" else None
+        value = index.bound_value(node.id, stack)
+        return _identity_part(index, value, stack, depth + 1) if value is not None else None
+    looked_up = _context_lookup(node)
+    if looked_up is not None:
+        return looked_up if looked_up in _IDENTITY_PARTS else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DATE_FORMATTING:
+        word = _identity_part(index, node.func.value, stack, depth + 1)
+        return word if word in _RUN_PARTS else None
+    return None
+
+
+def _is_task_instance(index: ModuleIndex, node: ast.AST, stack, attr: str) -> bool:
+    """``node`` is the task instance or its DAG run: ``ti``, ``task_instance``, ``dag_run``,
+    ``context["ti"]``, a name bound once to one of those; ``self`` for an operator's own
+    ``task_id``/``dag_id``."""
+    if isinstance(node, ast.Name):
+        if node.id in _INSTANCE_NAMES:
+            return True
+        if node.id == "self":
+            return attr in ("task_id", "dag_id")
+        value = index.bound_value(node.id, stack)
+        return value is not None and _context_lookup(value) in _INSTANCE_NAMES
+    return _context_lookup(node) in _INSTANCE_NAMES
+
+
+def _context_lookup(node: ast.AST) -> str | None:
+    """The word looked up in ``X["word"]`` or ``X.get("word")`` (the task context), else None."""
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+    elif (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and not isinstance(node.args[0], ast.Starred)
+    ):
+        key = node.args[0]
+    else:
+        return None
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
 
 
 #: literals a feature switch is compared with
@@ -758,11 +892,11 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
                 if (importer, qualified) in seen or len(seen) > 200:
                     continue
                 seen.add((importer, qualified))
-                facts = project.function(importer, qualified)
+                facts = project.function(importer, qualified) or project.method(importer, qualified)
             if facts is None:
                 continue
             for record in _caller_keyed(facts.variable_accesses, site.node, index):
-                if _tracked(record.key):
+                if _tracked(record.key) or record.identity:
                     record = record._replace(tasks=_tasks_running(index, site))
                 if project.is_reviewed(record.path):
                     found.append(record._replace(task_file=index.abspath))
@@ -779,14 +913,15 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
 
 
 def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
-    """Records of offset keys made in this file's functions, with the tasks that run them."""
-    if not any(_tracked(r.key) for r in records):
+    """Records of offset keys and of keys of the task instance's identity made in this file's
+    functions, with the tasks that run them."""
+    if not any(_tracked(r.key) or r.identity for r in records):
         return records
     functions = {function_id(index, f): f for f in index.functions}
     roots = _task_roots(index)
     result = []
     for record in records:
-        func = functions.get(record.function) if _tracked(record.key) else None
+        func = functions.get(record.function) if _tracked(record.key) or record.identity else None
         if func is not None:
             record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
         result.append(record)
@@ -862,18 +997,23 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
 def _imported_method_calls(index: ModuleIndex, stars: bool):
     """(call, method facts) for methods of classes of other modules of the tree that task code
     calls through an instance: ``CursorStore("events").read()``, or a name bound once to one,
-    in the task's function or at module level (``STORE = CursorStore("events")``)."""
+    in the task's function or at module level (``STORE = CursorStore("events")``); and the
+    ``__init__`` of such a class that task code builds an instance of (``Extractor(context)``)."""
     for site in index.calls_in_runtime():
         target = site.node.func
-        if not isinstance(target, ast.Attribute) or target.attr.startswith("__"):
+        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        if name[:1].isupper():  # a class's name: building an instance runs its ``__init__``
+            built, name = site.node, "__init__"
+        elif not isinstance(target, ast.Attribute) or name.startswith("__"):
             continue
-        built = _receiver_value(index, site)
+        else:
+            built = _receiver_value(index, site)
         if not isinstance(built, ast.Call):
             continue
         qualified = _imported_name(index, built.func, stars)
         facts = index.class_facts(qualified) if qualified else None
         for method in facts.methods if facts is not None else ():
-            if method.name == f"{facts.name}.{target.attr}":
+            if method.name == f"{facts.name}.{name}":
                 yield site, method
 
 

@@ -17,7 +17,11 @@ DAG writes it and another task of that DAG reads it (a per-run marker passed thr
 a key built from configuration the reviewer cannot resolve counts when both calls in the file
 write the same expression), or when a task writes it with a value computed from what it read (a
 value moved on from run to run), in the DAG file whose task moves it on: another DAG file, or
-another DAG of the same file, that only reads it reads a value that DAG publishes.
+another DAG of the same file, that only reads it reads a value that DAG publishes. A key built
+only from the task instance's identity (``f"{ti.task_id}_{ds}"``: the task and DAG ids, the run's
+id or date, the map index) that one task both reads and writes under the same expression, in its
+code or through helpers it runs, is that task instance's own state (a retry checkpoint): the
+scope ``task_state_store`` already has.
 
 An offset or cursor that one task reads and moves on from run to run, and that nothing else
 reads back, is that task's own progress and reported here, whatever its key says; when another
@@ -73,7 +77,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             # compared with a yes/no literal: a switch set by hand, unless a task of the same DAG
             # writes the key for this read (a marker handed between tasks: its writes are reported)
             continue
-        uncertain = None
+        uncertain, own = None, False
         if record.kind in _STATE_KINDS:
             if own_progress(usage, record.key):
                 what = "the task's own progress, read and moved on by that task"
@@ -87,6 +91,12 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                 continue  # an offset others read back: a watermark, RJ004
             else:
                 what = record.kind.value
+        elif record.kind is None and usage.kept_by_its_task(record):
+            own = True
+            what = (
+                f"the task's own state, under a key of the task instance's identity ({record.identity}), "
+                "read and written by that task"
+            )
         elif record.kind is None and own_progress(usage, record.key):
             what = "the task's own progress, read and moved on by that task"
         elif record.kind is None and (
@@ -103,7 +113,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             what = "a value a task moves on from run to run"
         else:
             continue
-        finding = record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record))
+        finding = record_finding(record, RULE.code, RULE.severity, _message(record, what), _suggestion(record, own))
         yield finding if uncertain is None else finding.as_uncertain(uncertain)
 
 
@@ -147,8 +157,8 @@ def _message(record: VariableRecord, what: str) -> str:
     )
 
 
-def _suggestion(record: VariableRecord) -> str:
-    shown = record.shown_key
+def _suggestion(record: VariableRecord, own_identity: bool = False) -> str:
+    shown = after = record.shown_key
     extra, retention = "", ""
     if record.kind is KeyKind.JOB_ID:
         retention = ", retention=NEVER_EXPIRE"  # a job id must outlive the job
@@ -156,6 +166,9 @@ def _suggestion(record: VariableRecord) -> str:
             "\nFor an operator that submits an external job, ResumableJobMixin does this for you"
             "\n(it persists the id before polling and reconnects on retry)."
         )
+    elif own_identity:  # a key of the task instance's identity: the store's own scope
+        extra = "\nThe store keeps one value per task instance, so the key needs no task id, run or date."
+        after = '"checkpoint"'
     elif record.kind is None:
         extra = "\nA value one task hands to another in the same run belongs in XCom (return it)."
     return (
@@ -166,8 +179,8 @@ def _suggestion(record: VariableRecord) -> str:
         f"    Variable.set({shown}, new_value)\n"
         "After:\n"
         '    store = context["task_state_store"]\n'
-        f"    value = store.get({shown})\n"
-        f"    store.set({shown}, new_value{retention})"
+        f"    value = store.get({after})\n"
+        f"    store.set({after}, new_value{retention})"
     )
 
 

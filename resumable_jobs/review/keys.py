@@ -213,8 +213,12 @@ def names_an_offset(key: str | None) -> bool:
 
 
 #: verbs after "last" whose object is a thing a run handled (``last_processed_league``,
-#: ``latest_loaded_file``), where ``last_synced``/``last_updated`` name when it happened
-_THING_VERBS = frozenset({"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"})
+#: ``latest_loaded_file``, ``last_accessed_element``), where ``last_synced``/``last_updated`` name
+#: when it happened
+_THING_VERBS = frozenset(
+    {"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"}
+    | {"accessed", "read", "consumed", "downloaded", "scraped", "crawled", "polled"}
+)
 #: words for a point or a period of time (``last_processed_month``, ``last_loaded_season``)
 _TIME_WORDS = _DATE_WORDS | {"at", "years", "minute", "period", "epoch"}
 #: words that join the thing to the rest of the key (``last_processed_team_for_matches``)

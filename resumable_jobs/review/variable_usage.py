@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from resumable_jobs.review.keys import names_a_date, names_an_offset
+from resumable_jobs.review.keys import abbreviates_a_watermark, names_a_date, names_an_offset
 from resumable_jobs.review.reconnect import reconnect_ifs
 from resumable_jobs.review.variables import VariableRecord, function_id, runtime_variable_records
 
@@ -108,6 +108,12 @@ class VariableUsage:
         if self.writers.get(key, set()) & self.readers.get(key, set()):
             return True
         return not self._task_writers.get(key, set()).isdisjoint(self._task_readers.get(key, ()))
+
+    def abbreviated_watermark(self, key: str | None) -> bool:
+        """A key naming a watermark by its short form (``f"wm_{table}"``) that one task reads and
+        writes back: the position of the data it loads, moved on from run to run (RJ004). Only
+        read, the short form can name anything (``wm_theme``)."""
+        return abbreviates_a_watermark(key) and self.read_and_written_by_one_task(key)
 
     def read_beyond_its_writers(self, key: str | None) -> bool:
         """Something other than the tasks that write the key reads it: another task, another DAG

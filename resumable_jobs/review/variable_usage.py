@@ -75,9 +75,12 @@ class VariableUsage:
         #: offset keys -> the tasks that write them, and those that read them (``record.tasks``)
         self._task_writers: dict[str, set[str]] = defaultdict(set)
         self._task_readers: dict[str, set[str]] = defaultdict(set)
+        #: (function id, key) -> the tasks that run the function's calls under the key, when known
+        self._tasks_of: dict[tuple[str, str], set[str]] = defaultdict(set)
         for record in self.records:
             if record.tasks and record.key:
                 (self._task_writers if record.op == "set" else self._task_readers)[record.key].update(record.tasks)
+                self._tasks_of[(record.function, record.key)].update(record.tasks)
             if record.dag:
                 self._dag_of[record.function] = record.dag
             if _by_expression(record):
@@ -208,15 +211,30 @@ class VariableUsage:
             return False
         for file in {_file_of(record.function), record.task_file or ""}:
             writers, readers = self._file_writers.get((file, key), ()), self._file_readers.get((file, key), ())
-            if self._between_tasks(writers, readers):
+            if self._between_tasks(writers, readers, key):
                 return True
         return False
 
-    def _between_tasks(self, writers, readers) -> bool:
+    def _between_tasks(self, writers, readers, key: str | None = None) -> bool:
+        """Some reader is not the writer and runs in a task of the writer's DAG. A read in a
+        helper that only the writing tasks run (``_next_page()`` called by the task that then
+        writes the key) is those tasks' own read, not another task's."""
         dag_of = self._dag_of
         return any(
-            w != r and (dag_of.get(w) is None or dag_of.get(r) in (None, dag_of[w])) for w in writers for r in readers
+            w != r
+            and (dag_of.get(w) is None or dag_of.get(r) in (None, dag_of[w]))
+            and not self._run_by_writer(w, r, key)
+            for w in writers
+            for r in readers
         )
+
+    def _run_by_writer(self, writer: str, reader: str, key: str | None) -> bool:
+        """Every task that runs the reading function (a helper: the functions that reach it, not
+        itself) also runs the writing one."""
+        if not key:
+            return False
+        reading = self._tasks_of.get((reader, key), set()) - {reader}
+        return bool(reading) and reading <= self._tasks_of.get((writer, key), set())
 
 
 def _by_expression(record: VariableRecord) -> bool:

@@ -287,10 +287,17 @@ def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDe
 
 
 def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
-    """A write whose value comes from a read of the same key in the same function."""
+    """A write whose value comes from a read of the same key in the same function, or from what a
+    function of the file that reads the key returns to it (``n = _next_page()``, then
+    ``Variable.set(KEY, n)``): the task that writes the key reads it there too."""
     if access.op != "set" or access.value is None or not access.key:
         return False
     reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
+    readers = {a.function.name for a in accesses if a.op == "get" and a.key == access.key} - {access.function.name}
+    if readers:  # a call of a helper of the file that reads the key stands for that read
+        for site in index.calls_by_function.get(access.function, ()):
+            if isinstance(site.node.func, ast.Name) and site.node.func.id in readers:
+                reads.add(site.node)
     if not reads:
         return False
     flow = _name_flow(index, access.function)
@@ -779,18 +786,31 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
 
 
 def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
-    """Records of offset keys made in this file's functions, with the tasks that run them."""
-    if not any(_tracked(r.key) for r in records):
+    """Records of offset keys made in this file's functions, and of keys one function of the file
+    writes and another reads (a hand-off between tasks, or one task's read in a helper it calls),
+    with the tasks that run them."""
+    shared = _read_and_written_apart(records)
+    if not shared and not any(_tracked(r.key) for r in records):
         return records
     functions = {function_id(index, f): f for f in index.functions}
     roots = _task_roots(index)
     result = []
     for record in records:
-        func = functions.get(record.function) if _tracked(record.key) else None
+        func = functions.get(record.function) if record.key in shared or _tracked(record.key) else None
         if func is not None:
             record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
         result.append(record)
     return result
+
+
+def _read_and_written_apart(records: list[VariableRecord]) -> set[str]:
+    """Keys that one function of the file writes and another reads."""
+    writers: dict[str, set[str]] = {}
+    readers: dict[str, set[str]] = {}
+    for record in records:
+        if record.key:
+            (writers if record.op == "set" else readers).setdefault(record.key, set()).add(record.function)
+    return {key for key, found in writers.items() if readers.get(key, found) - found}
 
 
 def _tracked(key: str | None) -> bool:

@@ -293,7 +293,11 @@ def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[Variabl
     if access.op != "set" or access.value is None or not access.key:
         return False
     reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
-    readers = {a.function.name for a in accesses if a.op == "get" and a.key == access.key} - {access.function.name}
+    readers = {
+        a.function.name
+        for a in accesses
+        if a.op == "get" and a.key == access.key and a.function not in index.owner_class  # not a method
+    } - {access.function.name}
     if readers:  # a call of a helper of the file that reads the key stands for that read
         for site in index.calls_by_function.get(access.function, ()):
             if isinstance(site.node.func, ast.Name) and site.node.func.id in readers:

@@ -281,3 +281,36 @@ def test_near_miss_a_wm_key_one_task_writes_and_another_reads_is_no_watermark_by
     messages = _messages(source, "RJ001", "RJ004")
     assert [(line, code) for line, code, _ in messages] == [(8, "RJ001"), (12, "RJ001")]
     assert all(_MARKER in m for _, _, m in messages)
+
+
+_OVERWRITES = """
+    from airflow import DAG
+    from airflow.models import Variable
+    from airflow.operators.python import PythonOperator
+
+
+    def _seen_page():
+        return int(Variable.get("page_no", default_var=0))
+
+
+    def harvest():
+        log_progress(READ)
+        page = choose_page(catalogue())
+        Variable.set("page_no", page)
+
+
+    with DAG("harvest") as dag:
+        PythonOperator(task_id="harvest", python_callable=harvest)
+"""
+
+
+@pytest.mark.parametrize("read", ["_seen_page()", 'int(Variable.get("page_no", default_var=0))'])
+def test_near_miss_a_key_naming_nothing_its_task_reads_and_overwrites_with_another_value_is_silent(read):
+    # the task reads the key (in a helper it calls, or in its body) and writes a value that does
+    # not come from that read by assignment: nothing shows a value moved on or handed over
+    source = _OVERWRITES.replace("READ", read)
+    if read != "_seen_page()":  # no helper left that nothing calls (it would be read when parsed)
+        source = source.replace(
+            _OVERWRITES[_OVERWRITES.index("    def _seen") : _OVERWRITES.index("    def harvest")], ""
+        )
+    assert found(source, "RJ001", "RJ004") == []

@@ -196,7 +196,8 @@ class VariableUsage:
         return bool(writers) and any(reader not in writers for reader in self.readers.get(key, ()))
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
-        """Written in one function and read in another of the same file: a per-run marker.
+        """Written in one function and read in another of the same file that a task other than
+        the writer runs: a per-run marker (a helper only the writing task calls reads for it).
 
         A key built from parts the reviewer cannot resolve (``config.lock_key``,
         ``lock_key_for(config.pipeline)``) counts when both calls write the same expression in two

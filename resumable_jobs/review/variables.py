@@ -372,10 +372,12 @@ class VariableRecord(
       (``with DAG(...)`` block, ``dag=`` name or enclosing factory), so a key one DAG writes and
       another DAG of the same file reads is seen as published between DAGs, not passed between
       one DAG's tasks;
-    - ``tasks``: for a key naming an offset, the functions of the DAG file whose task runs the
-      call (the task body, and the body of each task that reaches a helper), so that a task
-      reading the offset through one helper and writing it through another is seen moving it on
-      from run to run (RJ004), as when both calls are in the task body;
+    - ``tasks``: for a key naming an offset, and for a key one function of the file writes and
+      another reads, the functions of the DAG file whose task runs the call (the task body, and
+      the body of each task that reaches a helper), so that a task reading the offset through one
+      helper and writing it through another is seen moving it on from run to run (RJ004), as when
+      both calls are in the task body, and a read in a helper only the writing task runs is not
+      taken for another task's;
     - ``template``: for a template read, the read as written (``{{ var.json.sync_state }}``),
       which messages show instead of a call;
     - ``switch``: a read whose value is only compared with a yes/no literal

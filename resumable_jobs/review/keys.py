@@ -21,6 +21,7 @@ from itertools import pairwise
 
 __all__ = [
     "KeyKind",
+    "abbreviates_a_watermark",
     "classify",
     "is_strong",
     "names_a_date",
@@ -51,6 +52,9 @@ _JOB_COMPOUNDS = frozenset({"jobid", "runid", "driverid", "appid", "applicationi
 _CURSOR_WORDS = frozenset({"cursor", "offset", "offsets", "checkpoint", "bookmark", "resume"})
 _TOKEN_PAIRS = (("page", "token"), ("next", "token"), ("continuation", "token"), ("last", "id"))
 _WATERMARK_WORDS = frozenset({"watermark", "watermarks", "hwm", "highwatermark"})
+#: short forms of "watermark" that are also other things' names (``wm_theme``): a watermark only
+#: as a whole word of a key a task both reads and writes back (see :func:`abbreviates_a_watermark`)
+_WATERMARK_ABBREVIATIONS = frozenset({"wm"})
 _RECENCY_WORDS = frozenset({"last", "latest", "max", "prev", "previous"})
 #: calendar units that say which period a key holds (``last_report_week``, ``current_season``):
 #: after a recency word they make a last-processed time, like ``date`` or ``ts`` do
@@ -213,8 +217,12 @@ def names_an_offset(key: str | None) -> bool:
 
 
 #: verbs after "last" whose object is a thing a run handled (``last_processed_league``,
-#: ``latest_loaded_file``), where ``last_synced``/``last_updated`` name when it happened
-_THING_VERBS = frozenset({"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"})
+#: ``latest_loaded_file``, ``last_accessed_element``), where ``last_synced``/``last_updated`` name
+#: when it happened
+_THING_VERBS = frozenset(
+    {"processed", "loaded", "seen", "fetched", "extracted", "ingested", "sent", "exported"}
+    | {"accessed", "read", "consumed", "downloaded", "scraped", "crawled", "polled"}
+)
 #: words for a point or a period of time (``last_processed_month``, ``last_loaded_season``)
 _TIME_WORDS = _DATE_WORDS | {"at", "years", "minute", "period", "epoch"}
 #: words that join the thing to the rest of the key (``last_processed_team_for_matches``)
@@ -236,6 +244,13 @@ def _names_last_thing(ws: list[str]) -> bool:
     # the thing before or after the verb: last_processed_league, last_s3_key_processed
     rest = {w for w in ws[recency_at + 1 :] if w not in _JOINING_WORDS} - {ws[verb_at]}
     return bool(rest) and rest.isdisjoint(_TIME_WORDS | _PROGRESS_WORDS | _COUNT_WORDS)
+
+
+def abbreviates_a_watermark(key: str | None) -> bool:
+    """A key with ``wm`` as a whole word (``wm_orders``, ``f"wm_{table}"``, ``ordersWm``; not
+    ``wmata_station`` or ``swm_level``) that names no other kind of state. The name alone is not
+    enough (``wm_theme`` is a setting): a watermark when one task reads it and writes it back."""
+    return bool(key) and not _WATERMARK_ABBREVIATIONS.isdisjoint(words(key)) and classify(key) is None
 
 
 def is_strong(key: str | None) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from resumable_jobs.review.keys import names_a_date, names_an_offset
+from resumable_jobs.review.keys import abbreviates_a_watermark, names_a_date, names_an_offset
 from resumable_jobs.review.reconnect import reconnect_ifs
 from resumable_jobs.review.variables import VariableRecord, function_id, runtime_variable_records
 
@@ -79,12 +79,15 @@ class VariableUsage:
         #: them, and those that read them
         self._identity_writers: dict[str, set[str]] = defaultdict(set)
         self._identity_readers: dict[str, set[str]] = defaultdict(set)
+        #: (function id, key) -> the tasks that run the function's calls under the key, when known
+        self._tasks_of: dict[tuple[str, str], set[str]] = defaultdict(set)
         for record in self.records:
             if record.identity and record.origin == "code":
                 table = self._identity_writers if record.op == "set" else self._identity_readers
                 table[record.identity].update(record.tasks or (record.function,))
             if record.tasks and record.key:
                 (self._task_writers if record.op == "set" else self._task_readers)[record.key].update(record.tasks)
+                self._tasks_of[(record.function, record.key)].update(record.tasks)
             if record.dag:
                 self._dag_of[record.function] = record.dag
             if _by_expression(record):
@@ -126,6 +129,12 @@ class VariableUsage:
         tasks = set(record.tasks or (record.function,))
         writers = self._identity_writers.get(record.identity, ())
         return not tasks.isdisjoint(writers) and not tasks.isdisjoint(self._identity_readers.get(record.identity, ()))
+
+    def abbreviated_watermark(self, key: str | None) -> bool:
+        """A key naming a watermark by its short form (``f"wm_{table}"``) that one task reads and
+        writes back: the position of the data it loads, moved on from run to run (RJ004). Only
+        read, the short form can name anything (``wm_theme``)."""
+        return abbreviates_a_watermark(key) and self.read_and_written_by_one_task(key)
 
     def read_beyond_its_writers(self, key: str | None) -> bool:
         """Something other than the tasks that write the key reads it: another task, another DAG
@@ -205,7 +214,8 @@ class VariableUsage:
         return bool(writers) and any(reader not in writers for reader in self.readers.get(key, ()))
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
-        """Written in one function and read in another of the same file: a per-run marker.
+        """Written in one function and read in another of the same file that a task other than
+        the writer runs: a per-run marker (a helper only the writing task calls reads for it).
 
         A key built from parts the reviewer cannot resolve (``config.lock_key``,
         ``lock_key_for(config.pipeline)``) counts when both calls write the same expression in two
@@ -220,15 +230,30 @@ class VariableUsage:
             return False
         for file in {_file_of(record.function), record.task_file or ""}:
             writers, readers = self._file_writers.get((file, key), ()), self._file_readers.get((file, key), ())
-            if self._between_tasks(writers, readers):
+            if self._between_tasks(writers, readers, key):
                 return True
         return False
 
-    def _between_tasks(self, writers, readers) -> bool:
+    def _between_tasks(self, writers, readers, key: str | None = None) -> bool:
+        """Some reader is not the writer and runs in a task of the writer's DAG. A read in a
+        helper that only the writing tasks run (``_next_page()`` called by the task that then
+        writes the key) is those tasks' own read, not another task's."""
         dag_of = self._dag_of
         return any(
-            w != r and (dag_of.get(w) is None or dag_of.get(r) in (None, dag_of[w])) for w in writers for r in readers
+            w != r
+            and (dag_of.get(w) is None or dag_of.get(r) in (None, dag_of[w]))
+            and not self._run_by_writer(w, r, key)
+            for w in writers
+            for r in readers
         )
+
+    def _run_by_writer(self, writer: str, reader: str, key: str | None) -> bool:
+        """Every task that runs the reading function (a helper: the functions that reach it, not
+        itself) also runs the writing one."""
+        if not key:
+            return False
+        reading = self._tasks_of.get((reader, key), set()) - {reader}
+        return bool(reading) and reading <= self._tasks_of.get((writer, key), set())
 
 
 def _by_expression(record: VariableRecord) -> bool:

@@ -289,10 +289,21 @@ def _class_built(node: ast.AST, classes: dict[str, ast.ClassDef]) -> ast.ClassDe
 
 
 def _advances(index: ModuleIndex, access: VariableAccess, accesses: list[VariableAccess]) -> bool:
-    """A write whose value comes from a read of the same key in the same function."""
+    """A write whose value comes from a read of the same key in the same function, or from what a
+    function of the file that reads the key returns to it (``n = _next_page()``, then
+    ``Variable.set(KEY, n)``): the task that writes the key reads it there too."""
     if access.op != "set" or access.value is None or not access.key:
         return False
     reads = {a.node for a in accesses if a.op == "get" and a.key == access.key and a.function is access.function}
+    readers = {
+        a.function.name
+        for a in accesses
+        if a.op == "get" and a.key == access.key and a.function not in index.owner_class  # not a method
+    } - {access.function.name}
+    if readers:  # a call of a helper of the file that reads the key stands for that read
+        for site in index.calls_by_function.get(access.function, ()):
+            if isinstance(site.node.func, ast.Name) and site.node.func.id in readers:
+                reads.add(site.node)
     if not reads:
         return False
     flow = _name_flow(index, access.function)
@@ -363,10 +374,12 @@ class VariableRecord(
       (``with DAG(...)`` block, ``dag=`` name or enclosing factory), so a key one DAG writes and
       another DAG of the same file reads is seen as published between DAGs, not passed between
       one DAG's tasks;
-    - ``tasks``: for a key naming an offset, the functions of the DAG file whose task runs the
-      call (the task body, and the body of each task that reaches a helper), so that a task
-      reading the offset through one helper and writing it through another is seen moving it on
-      from run to run (RJ004), as when both calls are in the task body;
+    - ``tasks``: for a key naming an offset, and for a key one function of the file writes and
+      another reads, the functions of the DAG file whose task runs the call (the task body, and
+      the body of each task that reaches a helper), so that a task reading the offset through one
+      helper and writing it through another is seen moving it on from run to run (RJ004), as when
+      both calls are in the task body, and a read in a helper only the writing task runs is not
+      taken for another task's;
     - ``template``: for a template read, the read as written (``{{ var.json.sync_state }}``),
       which messages show instead of a call;
     - ``switch``: a read whose value is only compared with a yes/no literal
@@ -913,19 +926,32 @@ def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
 
 
 def _with_tasks(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
-    """Records of offset keys and of keys of the task instance's identity made in this file's
-    functions, with the tasks that run them."""
-    if not any(_tracked(r.key) or r.identity for r in records):
+    """Records of offset keys, of keys of the task instance's identity, and of keys one function
+    of the file writes and another reads (a hand-off between tasks, or one task's read in a helper
+    it calls) made in this file's functions, with the tasks that run them."""
+    shared = _read_and_written_apart(records)
+    if not shared and not any(_tracked(r.key) or r.identity for r in records):
         return records
     functions = {function_id(index, f): f for f in index.functions}
     roots = _task_roots(index)
     result = []
     for record in records:
-        func = functions.get(record.function) if _tracked(record.key) or record.identity else None
+        tracked = record.key in shared or _tracked(record.key) or record.identity
+        func = functions.get(record.function) if tracked else None
         if func is not None:
             record = record._replace(tasks=tuple(sorted(function_id(index, f) for f in roots.get(func, (func,)))))
         result.append(record)
     return result
+
+
+def _read_and_written_apart(records: list[VariableRecord]) -> set[str]:
+    """Keys that one function of the file writes and another reads."""
+    writers: dict[str, set[str]] = {}
+    readers: dict[str, set[str]] = {}
+    for record in records:
+        if record.key:
+            (writers if record.op == "set" else readers).setdefault(record.key, set()).add(record.function)
+    return {key for key, found in writers.items() if readers.get(key, found) - found}
 
 
 def _tracked(key: str | None) -> bool:

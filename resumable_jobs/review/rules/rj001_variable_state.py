@@ -103,8 +103,9 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             usage.date_kept_across_runs(record.key)
             or usage.advanced_across_runs(record.key)
             or usage.position_planned_from(record.key)
+            or usage.abbreviated_watermark(record.key)
         ):
-            continue  # a date or an id position others read back: a watermark, RJ004
+            continue  # a date, an id position others read back, a "wm" moved on: a watermark, RJ004
         elif record.kind is None and names_progress(record.key) and usage.read_and_written_by_one_task(record.key):
             what = "state a task reads and writes back"
         elif record.kind is None and usage.passed_between_tasks(record):

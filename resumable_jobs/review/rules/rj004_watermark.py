@@ -53,6 +53,7 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             usage.advanced_across_runs(record.key)
             or usage.date_kept_across_runs(record.key)
             or usage.position_planned_from(record.key)
+            or usage.abbreviated_watermark(record.key)
         ):
             continue
         verb = "stores" if record.op == "set" else "reads"

@@ -350,8 +350,8 @@ class VariableRecord(
     namedtuple(
         "VariableRecord",
         "path line column op key kind shown_key function"
-        " origin noqa via key_from_caller advances task_file dag tasks template switch identity",
-        defaults=("code", None, None, False, False, None, None, (), None, False, None),
+        " origin noqa via key_from_caller advances task_file dag tasks template switch identity upstream",
+        defaults=("code", None, None, False, False, None, None, (), None, False, None, None),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -388,7 +388,11 @@ class VariableRecord(
     - ``identity``: for a key built only from the task instance's identity and literal text
       (``f"{ti.task_id}_{ds}"``, see :func:`identity_key`), that key with each part named
       (``"{task_id}_{ds}"``): the records of one task under the same such key are that task
-      instance's own state.
+      instance's own state;
+    - ``upstream``: for a key naming a date or a time, when each task running the call has one
+      place in its DAG: the functions of the tasks the DAG runs before them (see
+      :func:`resumable_jobs.review.taskgraph.tasks_run_before`), so a time one task writes and
+      only tasks after it read is seen handed on within the run; None when that is not known.
     """
 
     __slots__ = ()

@@ -1,0 +1,141 @@
+"""Shapes of blind batch "held-out-24o" (our own code, no third-party code), each with a near miss.
+
+- a key naming a time (``quota_reset_time``) that one task writes and that only tasks downstream of
+  it in the same DAG read was reported as the DAG's position in time (RJ004); read by tasks the DAG
+  runs after the writer, it is this run's value handed on (RJ001), as the rule already said of
+  offsets. It stays RJ004 when the writer also reads it, when a reader is not downstream of the
+  writer (upstream, unordered, another DAG file), when the DAG reads it when parsed, and when the
+  reviewer cannot place the tasks in the DAG's order.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from resumable_jobs.review import RULES_BY_CODE, review_files, review_source
+
+from .sources import found, relative, write
+
+# -- a time handed from one task to a task downstream of it ----------------------------------------
+
+_QUOTA = """
+    import time
+
+    from airflow.sdk import chain
+
+    from airflow.decorators import dag, task
+    from airflow.models import Variable
+
+    @dag(schedule="@daily")
+    def quota_sync():
+        @task
+        def call_api():
+            reset_at = fetch_pages()
+            Variable.set("quota_reset_time", str(reset_at))
+
+        @task
+        def wait_for_quota():
+            reset_at = Variable.get("quota_reset_time", 0)
+            time.sleep(max(0, int(reset_at) - int(time.time())))
+
+        @task
+        def report():
+            pass
+
+        WIRING
+
+    quota_sync()
+"""
+
+
+@pytest.mark.parametrize(
+    "wiring",
+    [
+        "call_api() >> wait_for_quota()",
+        "wait_for_quota() << call_api()",
+        "first = call_api()\n        first.set_downstream(wait_for_quota())",
+        "first = call_api()\n        middle = report()\n        first >> middle\n        middle >> wait_for_quota()",
+        "chain(call_api(), report(), wait_for_quota())",
+    ],
+)
+def test_a_time_read_only_by_tasks_downstream_of_its_writer_is_a_hand_off(wiring):
+    source = _QUOTA.replace("WIRING", wiring)
+    findings = review_source(textwrap.dedent(source), "dag.py", [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]])
+    assert [(f.line, f.code) for f in findings] == [(14, "RJ001"), (18, "RJ001")]
+    assert all('("quota_reset_time")' in f.message and "per-run state" in f.message for f in findings)
+
+
+def test_near_miss_a_time_read_by_a_task_that_is_not_downstream_of_the_writer_stays_a_watermark():
+    unordered = _QUOTA.replace("WIRING", "call_api()\n        wait_for_quota()")
+    upstream = _QUOTA.replace("WIRING", "wait_for_quota() >> call_api()")
+    for source in (unordered, upstream):
+        assert found(source, "RJ001", "RJ004") == [(14, "RJ004"), (18, "RJ004")]
+
+
+def test_near_miss_a_date_the_first_task_reads_and_the_last_moves_on_stays_a_watermark():
+    source = """
+        import pendulum
+        from airflow.decorators import dag, task
+        from airflow.models import Variable
+
+        @dag(schedule="@daily")
+        def daily_export():
+            @task
+            def start():
+                return Variable.get("processing_day")
+
+            @task
+            def load(day):
+                export(day)
+
+            @task
+            def finish():
+                Variable.set("processing_day", pendulum.today().add(days=1).to_date_string())
+
+            day = start()
+            load(day) >> finish()
+
+        daily_export()
+    """
+    assert found(source, "RJ001", "RJ004") == [(10, "RJ004"), (18, "RJ004")]
+
+
+def test_near_miss_a_time_the_dag_also_reads_when_parsed_stays_a_watermark():
+    source = _QUOTA.replace("WIRING", "call_api() >> wait_for_quota()").replace(
+        "    quota_sync()", '    NEXT = Variable.get("quota_reset_time", 0)\n    quota_sync()'
+    )
+    assert found(source, "RJ001", "RJ004") == [(14, "RJ004"), (18, "RJ004")]
+
+
+def test_near_miss_a_time_the_writer_also_reads_stays_a_watermark():
+    source = _QUOTA.replace("WIRING", "call_api() >> wait_for_quota()").replace(
+        "reset_at = fetch_pages()", 'reset_at = fetch_pages(since=Variable.get("quota_reset_time"))'
+    )
+    assert [code for _, code in found(source, "RJ001", "RJ004")] == ["RJ004"] * 3
+
+
+def test_near_miss_a_time_another_dag_file_also_reads_stays_a_watermark(tmp_path):
+    other = """
+        from airflow.decorators import dag, task
+        from airflow.models import Variable
+
+        @dag(schedule="@daily")
+        def follower():
+            @task
+            def wait():
+                return Variable.get("quota_reset_time")
+
+            wait()
+
+        follower()
+    """
+    files = {"dags/quota.py": _QUOTA.replace("WIRING", "call_api() >> wait_for_quota()"), "dags/follower.py": other}
+    paths = write(tmp_path, files)
+    result = review_files(paths, [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]])
+    assert relative(tmp_path, result) == [
+        ("dags/follower.py", 9, "RJ004"),
+        ("dags/quota.py", 14, "RJ004"),
+        ("dags/quota.py", 18, "RJ004"),
+    ]

@@ -5,7 +5,13 @@
   runs after the writer, it is this run's value handed on (RJ001), as the rule already said of
   offsets. It stays RJ004 when the writer also reads it, when a reader is not downstream of the
   writer (upstream, unordered, another DAG file), when the DAG reads it when parsed, and when the
-  reviewer cannot place the tasks in the DAG's order.
+  reviewer cannot place the tasks in the DAG's order;
+- a "done" marker two tasks build from one f-string around a parameter of each
+  (``f"pull_done_{region}"`` written by ``pull(region)``, read and compared by ``check(region)``)
+  was not matched: a key with a part computed at run time is not read in full. When every call of
+  each task function in the DAG passes the same parameter of the DAG's function, or the same
+  literal, the two are one key, handed between the tasks (RJ001). Another name, another literal,
+  a value computed elsewhere, a part from the run's context, or one task alone: as before.
 """
 
 from __future__ import annotations
@@ -139,3 +145,81 @@ def test_near_miss_a_time_another_dag_file_also_reads_stays_a_watermark(tmp_path
         ("dags/quota.py", 14, "RJ004"),
         ("dags/quota.py", 18, "RJ004"),
     ]
+
+
+# -- a "done" marker under one f-string template, filled alike by the DAG's calls --------------------
+
+_MARKER = """
+    from airflow.decorators import dag, task
+    from airflow.models import Variable
+
+    @dag(schedule="@daily")
+    def sync(region="eu", other_region="us"):
+        @task
+        def pull(region):
+            copy_files(region)
+            Variable.set(f"pull_done_{region}", "yes")
+
+        @task.branch
+        def check(region):
+            if Variable.get(f"pull_done_{region}", "no") == "yes":
+                return "publish"
+            return "retry"
+
+        pull(PULLED) >> check(CHECKED)
+
+    sync()
+"""
+
+
+@pytest.mark.parametrize(
+    "pulled,checked",
+    [
+        ("region", "region"),
+        ("region=region", "region"),
+        ('"eu"', '"eu"'),
+        ('"{{ params.region }}"', 'region="{{ params.region }}"'),
+    ],
+)
+def test_a_marker_two_tasks_build_from_one_template_filled_alike_is_handed_between_them(pulled, checked):
+    source = _MARKER.replace("PULLED", pulled).replace("CHECKED", checked)
+    findings = review_source(textwrap.dedent(source), "dag.py", [RULES_BY_CODE["RJ001"], RULES_BY_CODE["RJ004"]])
+    assert [(f.line, f.code) for f in findings] == [(10, "RJ001"), (14, "RJ001")]
+    assert all(
+        "pull_done_{region}" in f.message and "a marker one task writes and another reads" in f.message
+        for f in findings
+    )
+
+
+@pytest.mark.parametrize(
+    "pulled,checked",
+    [
+        ("region", "other_region"),  # another name of the DAG: another key
+        ('"eu"', '"us"'),  # other literals
+        ("region", "compute_region()"),  # a value computed when the DAG is parsed
+    ],
+)
+def test_near_miss_a_template_filled_differently_is_not_one_key(pulled, checked):
+    source = _MARKER.replace("PULLED", pulled).replace("CHECKED", checked)
+    assert found(source, "RJ001", "RJ004") == []
+
+
+def test_near_miss_a_placeholder_from_the_run_context_is_not_filled():
+    source = (
+        _MARKER.replace("def pull(region):", "def pull(ds=None):")
+        .replace('f"pull_done_{region}", "yes"', 'f"pull_done_{ds}", "yes"')
+        .replace("def check(region):", "def check(ds=None):")
+        .replace('f"pull_done_{region}", "no"', 'f"pull_done_{ds}", "no"')
+        .replace("copy_files(region)", "copy_files(ds)")
+        .replace("pull(PULLED) >> check(CHECKED)", "pull() >> check()")
+    )
+    assert found(source, "RJ001", "RJ004") == []
+
+
+def test_near_miss_a_template_only_one_task_uses_keeps_todays_answer():
+    source = (
+        _MARKER.replace('Variable.get(f"pull_done_{region}", "no")', 'Variable.get("pull_mode", "no")')
+        .replace("PULLED", "region")
+        .replace("CHECKED", "region")
+    )
+    assert found(source, "RJ001", "RJ004") == []

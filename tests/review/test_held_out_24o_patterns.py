@@ -223,3 +223,59 @@ def test_near_miss_a_template_only_one_task_uses_keeps_todays_answer():
         .replace("CHECKED", "region")
     )
     assert found(source, "RJ001", "RJ004") == []
+
+
+def test_a_time_handed_between_python_operators_wired_in_order_is_a_hand_off():
+    source = """
+        from airflow import DAG
+        from airflow.models import Variable
+        from airflow.operators.python import PythonOperator
+
+        def call_api():
+            Variable.set("quota_reset_time", fetch_pages())
+
+        def wait_for_quota():
+            sleep_until(Variable.get("quota_reset_time"))
+
+        with DAG("quota", schedule="@daily") as dag:
+            calling = PythonOperator(task_id="call_api", python_callable=call_api)
+            waiting = PythonOperator(task_id="wait_for_quota", python_callable=wait_for_quota)
+            calling >> waiting
+    """
+    assert found(source, "RJ001", "RJ004") == [(7, "RJ001"), (10, "RJ001")]
+    assert found(source.replace("calling >> waiting", "waiting >> calling"), "RJ001", "RJ004") == [
+        (7, "RJ004"),
+        (10, "RJ004"),
+    ]
+
+
+def test_near_miss_a_time_function_run_by_two_tasks_has_no_one_place_and_stays_a_watermark():
+    source = _QUOTA.replace("WIRING", "call_api() >> wait_for_quota()\n        wait_for_quota() >> report()")
+    assert found(source, "RJ001", "RJ004") == [(14, "RJ004"), (18, "RJ004")]
+
+
+def test_near_miss_two_dags_of_one_file_each_with_a_parameter_of_that_name_are_not_one_key():
+    source = """
+        from airflow.decorators import dag, task
+        from airflow.models import Variable
+
+        @dag(schedule="@daily")
+        def producer(region="eu"):
+            @task
+            def pull(region):
+                Variable.set(f"pull_done_{region}", "yes")
+
+            pull(region)
+
+        @dag(schedule="@daily")
+        def consumer(region="us"):
+            @task
+            def check(region):
+                return Variable.get(f"pull_done_{region}", "no") == "yes"
+
+            check(region)
+
+        producer()
+        consumer()
+    """
+    assert found(source, "RJ001", "RJ004") == []

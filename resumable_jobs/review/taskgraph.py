@@ -36,9 +36,17 @@ from resumable_jobs.review.index import (
     keyword,
     subnodes,
 )
-from resumable_jobs.review.variables import argument
+from resumable_jobs.review.variables import argument, function_id
 
-__all__ = ["TaskGraph", "TaskNode", "bound_task_id", "is_bound_id", "operator_factory", "task_graphs"]
+__all__ = [
+    "TaskGraph",
+    "TaskNode",
+    "bound_task_id",
+    "is_bound_id",
+    "operator_factory",
+    "task_graphs",
+    "tasks_run_before",
+]
 
 _WRAPPERS = frozenset({"override", "partial", "expand", "expand_kwargs"})
 
@@ -146,6 +154,34 @@ def task_graphs(index: ModuleIndex, min_tasks: int = 2) -> Iterator[TaskGraph]:
     for graph in graphs:
         if len(graph.nodes) >= min_tasks:
             yield graph
+
+
+def tasks_run_before(index: ModuleIndex) -> dict[str, frozenset[str]]:
+    """Each function that runs as exactly one task of the file's DAGs (a ``@task`` function called
+    once, or a ``python_callable``) -> the functions of the tasks that run before it, by the DAG's
+    dependencies (``a >> b``, ``chain``, ``set_downstream``, one task's output passed to another),
+    as :func:`function_id` names them. A function run by two tasks or more, or by none, is left
+    out: its place in the DAG's order is not one place. Worked out once per file."""
+    order = index.__dict__.get("_tasks_run_before")
+    if order is None:
+        placed: dict[str, list[tuple[TaskGraph, TaskNode]]] = {}
+        for graph in task_graphs(index, min_tasks=1):
+            for node in graph.nodes:
+                for func in [node.function] if node.function is not None else task_callables(index, node):
+                    placed.setdefault(function_id(index, func), []).append((graph, node))
+        run_by = {(id(graph), node): fid for fid, nodes in placed.items() for graph, node in nodes}
+        order = {}
+        for fid, nodes in placed.items():
+            if len(nodes) != 1:
+                continue
+            graph, node = nodes[0]
+            order[fid] = frozenset(
+                run_by[(id(graph), other)]
+                for other in graph.nodes
+                if (id(graph), other) in run_by and node in graph.reachable(other)
+            )
+        index.__dict__["_tasks_run_before"] = order
+    return order
 
 
 class _ScopeReader:

@@ -22,6 +22,7 @@ from collections.abc import Iterable
 
 from resumable_jobs.review.keys import abbreviates_a_watermark, names_a_date, names_an_offset
 from resumable_jobs.review.reconnect import reconnect_ifs
+from resumable_jobs.review.taskgraph import tasks_run_before
 from resumable_jobs.review.variables import VariableRecord, function_id, runtime_variable_records
 
 __all__ = ["ProjectFacts", "VariableUsage", "facts_of"]
@@ -54,9 +55,28 @@ class ProjectFacts:
 def facts_of(index) -> ProjectFacts:
     """What one file reports for the rules decided over the whole tree."""
     return ProjectFacts(
-        list(runtime_variable_records(index)),
+        _with_task_order(index, runtime_variable_records(index)),
         {(function_id(index, found.function), found.key) for found in reconnect_ifs(index)},
     )
+
+
+def _with_task_order(index, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Records of keys naming a date or a time, made in tasks of this file, get the tasks the DAG
+    runs before theirs (``upstream``), when each of their tasks has one place in the DAG's order."""
+    dated = [r for r in records if r.origin == "code" and r.key and "{}" not in r.key and names_a_date(r.key)]
+    if not dated or not any(r.op == "set" for r in records):
+        return list(records)
+    order = tasks_run_before(index)
+    if not order:
+        return list(records)
+    result = []
+    for record in records:
+        if record in dated:
+            befores = [order.get(task) for task in record.tasks or (record.function,)]
+            if befores and None not in befores:
+                record = record._replace(upstream=tuple(sorted(frozenset.intersection(*befores))))
+        result.append(record)
+    return result
 
 
 class VariableUsage:
@@ -211,7 +231,28 @@ class VariableUsage:
         if not key or "{}" in key or not names_a_date(key):
             return False
         writers = self.writers.get(key)
-        return bool(writers) and any(reader not in writers for reader in self.readers.get(key, ()))
+        return (
+            bool(writers)
+            and any(reader not in writers for reader in self.readers.get(key, ()))
+            and not self.handed_downstream(key)
+        )
+
+    def handed_downstream(self, key: str) -> bool:
+        """A key that tasks write and that only tasks the same DAG runs after every one of them
+        read, in code, the writers not reading it themselves: this run's value handed on (RJ001),
+        not a position kept from run to run. Known only when every call's task has one place in
+        its DAG's order (``upstream``); a read when the DAG is parsed, in a template, or in a task
+        whose order is unknown leaves the key as it was."""
+        records = self._records_of(key)
+        if any(r.origin != "code" or r.upstream is None for r in records):
+            return False
+        writing = {t for r in records if r.op == "set" for t in r.tasks or (r.function,)}
+        reading = [r for r in records if r.op == "get"]
+        return (
+            bool(writing)
+            and bool(reading)
+            and all(writing.isdisjoint(r.tasks or (r.function,)) and writing <= set(r.upstream) for r in reading)
+        )
 
     def passed_between_tasks(self, record: VariableRecord) -> bool:
         """Written in one function and read in another of the same file that a task other than

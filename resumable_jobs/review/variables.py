@@ -26,6 +26,7 @@ import ast
 import json
 import os
 import re
+import zlib
 from collections import namedtuple
 
 from resumable_jobs.review.facts import FunctionFacts
@@ -350,8 +351,8 @@ class VariableRecord(
     namedtuple(
         "VariableRecord",
         "path line column op key kind shown_key function"
-        " origin noqa via key_from_caller advances task_file dag tasks template switch identity",
-        defaults=("code", None, None, False, False, None, None, (), None, False, None),
+        " origin noqa via key_from_caller advances task_file dag tasks template switch identity upstream",
+        defaults=("code", None, None, False, False, None, None, (), None, False, None, None),
     )
 ):
     """One Variable read or write that runs in a task, as plain data (it crosses processes).
@@ -388,7 +389,11 @@ class VariableRecord(
     - ``identity``: for a key built only from the task instance's identity and literal text
       (``f"{ti.task_id}_{ds}"``, see :func:`identity_key`), that key with each part named
       (``"{task_id}_{ds}"``): the records of one task under the same such key are that task
-      instance's own state.
+      instance's own state;
+    - ``upstream``: for a key naming a date or a time, when each task running the call has one
+      place in its DAG: the functions of the tasks the DAG runs before them (see
+      :func:`resumable_jobs.review.taskgraph.tasks_run_before`), so a time one task writes and
+      only tasks after it read is seen handed on within the run; None when that is not known.
     """
 
     __slots__ = ()
@@ -801,6 +806,7 @@ def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list
     """Records whose key a caller of this file provides get the keys the callers pass."""
     if not any(r.key_from_caller for r in records):
         return records
+    records = _with_shared_templates(index, records)
     by_name: dict[str, list[ast.Call]] = {}
     for site in index.calls:
         kw = keyword(site.node, "python_callable")
@@ -816,6 +822,68 @@ def _with_caller_keys(index: ModuleIndex, records: list[VariableRecord]) -> list
         name = record.function.rsplit(":", 1)[-1]
         result.extend(keys_from_callers(record, by_name.get(name, ()), index))
     return result
+
+
+def _with_shared_templates(index: ModuleIndex, records: list[VariableRecord]) -> list[VariableRecord]:
+    """Keys two task functions of the file build from one f-string template around a parameter
+    each (``f"pull_done_{region}"`` written in ``pull(region)`` and read in ``check(region)``),
+    where every call of each function in the DAG passes the same thing for it: the same
+    parameter of the DAG's function (``@dag def sync(region="eu")``) or the same literal. The
+    two are one key, filled with that literal, or with a token standing for that parameter of
+    that DAG function (no words of its own, so the key's words stay the template's). Only when
+    one of the functions writes the key and another reads it; a template one task uses, or that
+    the calls fill differently or with a value computed elsewhere, is left as it was."""
+    filled: dict[int, tuple[str, str]] = {}
+    for n, record in enumerate(records):
+        if record.origin == "code" and isinstance(record.key_from_caller, tuple) and record.key.count("{}") == 1:
+            passed = _passed_by_dag(index, record)
+            if passed is not None:
+                filled[n] = passed
+    groups: dict[tuple[str, str], list[int]] = {}
+    for n, passed in filled.items():
+        groups.setdefault((records[n].key, passed[0]), []).append(n)
+    result = list(records)
+    for (template, _), members in groups.items():
+        writers = {records[n].function for n in members if records[n].op == "set"}
+        readers = {records[n].function for n in members if records[n].op == "get"}
+        if not writers or not readers - writers:
+            continue
+        for n in members:
+            key = template.replace("{}", filled[n][1], 1)
+            result[n] = records[n]._replace(key=key, kind=classify(key), key_from_caller=False)
+    return result
+
+
+def _passed_by_dag(index: ModuleIndex, record: VariableRecord) -> tuple[str, str] | None:
+    """What every call of ``record``'s task function, made where the DAG is built, passes for the
+    parameter its key is built around: ``(what, text to fill the key with)`` for one literal
+    string or one parameter of the function the calls are made in; else None."""
+    name = record.function.rsplit(":", 1)[-1]
+    funcs = [f for f in index.functions_by_name.get(name, ()) if index.is_task_function(f)]
+    if len(funcs) != 1 or function_id(index, funcs[0]) != record.function:
+        return None
+    runtime = index.runtime_functions
+    found: set[tuple[str, str]] = set()
+    for site in index.calls:
+        call = site.node
+        kw = keyword(call, "python_callable")
+        target = kw.value if kw is not None else call.func
+        if not (isinstance(target, ast.Name) and target.id == name):
+            continue
+        if not site.stack or not runtime.isdisjoint(site.stack):
+            return None  # called from a task, or from module level: not a call the DAG's scope fills
+        values = list({id(v): v for v in _passed_for(call, record.key_from_caller)}.values())
+        if len(values) != 1:
+            return None
+        value, scope = values[0], site.stack[-1]
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            found.add((f"literal:{value.value}", value.value))
+        elif isinstance(value, ast.Name) and value.id in parameter_names(scope):
+            where = f"{index.abspath}:{scope.lineno}:{value.id}"
+            found.add((f"parameter:{where}", f"{{{zlib.crc32(where.encode())}}}"))
+        else:
+            return None
+    return found.pop() if len(found) == 1 else None
 
 
 def keys_from_callers(record: VariableRecord, calls, index: ModuleIndex | None = None) -> list[VariableRecord]:

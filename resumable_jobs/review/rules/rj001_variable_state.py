@@ -15,9 +15,15 @@ unambiguous (``cursor``, ``checkpoint``): a read-only job id can be configuratio
 id of a Databricks job definition. A key whose name says nothing is reported when one task of a
 DAG writes it and another task of that DAG reads it (a per-run marker passed through a global;
 a key built from configuration the reviewer cannot resolve counts when both calls in the file
-write the same expression), or when a task writes it with a value computed from what it read (a
-value moved on from run to run), in the DAG file whose task moves it on: another DAG file, or
-another DAG of the same file, that only reads it reads a value that DAG publishes. A key built
+write the same expression, and a key two task functions build from one f-string around a
+parameter each counts when the DAG's calls fill it alike: ``pull(region)`` writing
+``f"pull_done_{region}"``, ``check(region)`` reading it), or when a task writes it with a value
+computed from what it read (a value moved on from run to run), in the DAG file whose task moves
+it on: another DAG file, or another DAG of the same file, that only reads it reads a value that
+DAG publishes. A key naming
+a time that a task writes and that only tasks the DAG runs after it read (``quota_reset_time``
+set by ``call_api()``, read by ``wait_for_quota()`` wired after it) is handed on within the run
+and reported here; read by anything else it is the DAG's position in time (RJ004). A key built
 only from the task instance's identity (``f"{ti.task_id}_{ds}"``: the task and DAG ids, the run's
 id or date, the map index) that one task both reads and writes under the same expression, in its
 code or through helpers it runs, is that task instance's own state (a retry checkpoint): the

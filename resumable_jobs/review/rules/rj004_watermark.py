@@ -12,7 +12,9 @@ read of one nothing writes is held back as uncertain); an offset-like key a task
 reads and then moves on and that something else reads back (the position of shared data; one
 only its own task reads back is that task's progress, RJ001), or that a task writes and the DAG
 reads when it is parsed, or another DAG file reads (the position others plan from); and a key naming a date that a task writes and something else reads back
-(another task, or a module of the DAG when it is parsed): the DAG's position in time. Decided
+(another task, or a module of the DAG when it is parsed): the DAG's position in time; read
+only by tasks the DAG runs after the writer (``call_api() >> wait_for_quota()``), the writer not
+reading it, it is this run's value handed on, RJ001. Decided
 over the whole reviewed tree, so helpers and config modules in other files count.
 
 What it does not do: report date-like configuration that a task only reads (``max_date``,

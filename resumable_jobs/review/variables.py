@@ -1006,7 +1006,8 @@ def _caller_keyed(records, call: ast.Call, index: ModuleIndex) -> list[VariableR
 def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
     """(call, qualified callee) for imported functions that run in a task: called from a task
     body, or handed to an operator as ``python_callable=``
-    (``PythonOperator(python_callable=helpers.load)``); with ``stars``, also bare names the file
+    (``PythonOperator(python_callable=helpers.load)``), or to the operator an imported factory
+    builds (``make_collect()``: then the callee's facts); with ``stars``, also bare names the file
     takes from a star import of a module of the tree."""
     for site in index.calls_in_runtime():
         target = _imported_name(index, site.node.func, stars)
@@ -1018,6 +1019,10 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
             target = _imported_name(index, kw.value, stars)
             if target is not None:
                 yield site, target
+        elif (target := _imported_name(index, site.node.func, stars)) and (
+            handed := index.project.factory_callable(index.path, target)
+        ) is not None:
+            yield site, handed  # an operator factory of another module: its operator's callable
 
 
 def _imported_method_calls(index: ModuleIndex, stars: bool):

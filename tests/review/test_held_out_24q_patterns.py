@@ -149,3 +149,72 @@ def test_a_callable_the_caller_passes_and_that_writes_the_key_is_reported_in_the
     ).replace("make_collect()", "make_collect(publish)")
     found, _ = _review(tmp_path, helpers, dag)
     assert found == [("dags/ledger.py", 9, "RJ001")]
+
+
+def test_a_factory_called_in_a_dag_function_runs_its_callable_in_that_dag_s_task(tmp_path):
+    dag = """
+        import pendulum
+        from airflow.decorators import dag
+        from airflow.models import Variable
+        from airflow.operators.bash import BashOperator
+        from helpers.batches import make_collect
+
+        @dag(start_date=pendulum.datetime(2024, 1, 1), schedule="@daily")
+        def ledger():
+            collect = make_collect()
+            for name in Variable.get("ledger_batch_names", default_var=[], deserialize_json=True):
+                collect >> BashOperator(task_id=f"load_{name}", bash_command=f"load {name}")
+
+        ledger()
+    """
+    found, _ = _review(tmp_path, dag=dag)
+    assert found == [("dags/helpers/batches.py", 8, "RJ001")]
+
+
+_FEED = """
+    from airflow.models import Variable
+    from airflow.operators.python import PythonOperator
+
+
+    def _plan(ti):
+        ti.xcom_push(key="start", value=Variable.get("feed_offset", default_var=0))
+
+
+    def _advance(ti):
+        Variable.set("feed_offset", ti.xcom_pull(task_ids="fetch"))
+
+
+    def make_plan():
+        return PythonOperator(task_id="plan", python_callable=_plan)
+
+
+    def make_advance():
+        return PythonOperator(task_id="advance", python_callable=_advance)
+"""
+
+
+@pytest.mark.parametrize("where", ["module", "dag function"])
+def test_near_miss_two_factory_tasks_of_one_dag_are_two_tasks_not_one(tmp_path, where):
+    # the offset is read by one task and written by another: not one task moving its own
+    # position on (which the two factory calls on one line, or in one DAG function, would
+    # look like if they were taken for one task)
+    dag = """
+        import pendulum
+        from airflow.decorators import dag
+        from helpers.feed import make_advance, make_plan
+
+        @dag(start_date=pendulum.datetime(2024, 1, 1), schedule="@daily")
+        def feed():
+            make_plan() >> make_advance()
+
+        feed()
+    """
+    if where == "module":
+        dag = dag.replace("@dag(", "with DAG('feed', ").replace(
+            'schedule="@daily")\n        def feed():', 'schedule="@daily"):'
+        )
+        dag = dag.replace("from airflow.decorators import dag", "from airflow import DAG").replace("feed()\n", "")
+    paths = write(tmp_path, {"dags/helpers/feed.py": _FEED, "dags/feed.py": dag})
+    result = review_files(paths)
+    assert relative(tmp_path, result) == [("dags/helpers/feed.py", 7, "RJ001"), ("dags/helpers/feed.py", 11, "RJ001")]
+    assert all("(cursor)" in f.message for f in result.findings)

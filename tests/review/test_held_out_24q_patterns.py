@@ -218,3 +218,34 @@ def test_near_miss_two_factory_tasks_of_one_dag_are_two_tasks_not_one(tmp_path, 
     result = review_files(paths)
     assert relative(tmp_path, result) == [("dags/helpers/feed.py", 7, "RJ001"), ("dags/helpers/feed.py", 11, "RJ001")]
     assert all("(cursor)" in f.message for f in result.findings)
+
+
+def test_a_factory_called_through_its_module_s_name_counts_alike(tmp_path):
+    dag = _DAG.replace("from helpers.batches import make_collect", "import helpers.batches as batches").replace(
+        "make_collect()", "batches.make_collect()"
+    )
+    found, _ = _review(tmp_path, dag=dag)
+    assert found == [("dags/helpers/batches.py", 8, "RJ001")]
+
+
+def test_a_callable_the_factory_s_module_imports_runs_in_the_calling_dag_s_task(tmp_path):
+    paths = write(
+        tmp_path,
+        {
+            "dags/helpers/collecting.py": """
+                from airflow.models import Variable
+
+                def collect(ti):
+                    Variable.set("ledger_batch_names", ti.xcom_pull(task_ids="list_files"))
+            """,
+            "dags/helpers/batches.py": """
+                from airflow.operators.python import PythonOperator
+                from helpers.collecting import collect
+
+                def make_collect():
+                    return PythonOperator(task_id="collect", python_callable=collect)
+            """,
+            "dags/ledger.py": _DAG,
+        },
+    )
+    assert relative(tmp_path, review_files(paths)) == [("dags/helpers/collecting.py", 5, "RJ001")]

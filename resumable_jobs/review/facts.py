@@ -27,8 +27,9 @@ __all__ = [
 class FunctionFacts(
     namedtuple(
         "FunctionFacts",
-        "path name variable_accesses calls job_start returns_operator returns_settings returns_task_id_constant",
-        defaults=((), (), None, None, (), None),
+        "path name variable_accesses calls job_start returns_operator returns_settings returns_task_id_constant"
+        " returns_callable",
+        defaults=((), (), None, None, (), None, None),
     )
 ):
     """A module-level function of an indexed module, as far as the rules care.
@@ -43,7 +44,11 @@ class FunctionFacts(
       pulling XCom);
     - ``returns_task_id_constant``: when that task id is a constant the module imports
       (``task_id=SUBMIT_ID`` with ``from config import SUBMIT_ID``), its qualified name, for the
-      importer to look up (a summary is made without the modules it imports).
+      importer to look up (a summary is made without the modules it imports);
+    - ``returns_callable``: when that operator is handed a ``python_callable`` the factory's module
+      provides (not a parameter the caller passes): for a function of the module, its facts as the
+      operator runs it (keys the construction hands over in ``op_kwargs`` filled in); for one the
+      module imports, its qualified name. A DAG file calling the factory runs it in a task.
     """
 
     __slots__ = ()
@@ -98,6 +103,11 @@ class ProjectView:
     def method(self, importer: str, qualified: str) -> FunctionFacts | None:
         """A method of a class of the tree, by the class's qualified name and the method's
         (``include.state.Keeper.save``): its facts when the class's summary keeps them."""
+        return None
+
+    def factory_callable(self, importer: str, qualified: str) -> FunctionFacts | None:
+        """The function an operator factory of the tree (by qualified name) hands to the operator it
+        returns as ``python_callable``: what a task built by calling the factory runs."""
         return None
 
     def plugin_class(self, importer: str, name: str) -> ClassFacts | None:

@@ -171,6 +171,13 @@ class ProjectIndex(ProjectView):
     def constant(self, importer: str, qualified: str) -> str | None:
         return self._lookup(os.path.abspath(importer), qualified, "constants")
 
+    def factory_callable(self, importer: str, qualified: str) -> FunctionFacts | None:
+        factory = self.function(importer, qualified)
+        handed = factory.returns_callable if factory is not None else None
+        if isinstance(handed, str):  # imported by the factory's module: look it up from there
+            return self.function(factory.path, handed)
+        return handed
+
     def class_facts(self, importer: str, qualified: str) -> ClassFacts | None:
         return self._lookup(os.path.abspath(importer), qualified, "classes")
 

@@ -16,10 +16,10 @@ import ast
 import os
 
 from resumable_jobs.review.facts import ClassFacts, FunctionFacts, ModuleSummary
-from resumable_jobs.review.index import ModuleIndex, dotted_name, keyword, module_star_imports
+from resumable_jobs.review.index import ModuleIndex, dotted_name, keyword, module_star_imports, parameter_names
 from resumable_jobs.review.jobstart import started_job
 from resumable_jobs.review.taskgraph import operator_factory
-from resumable_jobs.review.variables import variable_records_of
+from resumable_jobs.review.variables import keys_from_callers, variable_records_of
 
 __all__ = ["summarise_index"]
 
@@ -31,21 +31,16 @@ def summarise_index(index: ModuleIndex) -> ModuleSummary:
     for func in index.tree.body:
         if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             reached = index.reached_from(func)
-            calls = []
-            for reached_func in reached:
-                for site in index.calls_by_function.get(reached_func, ()):
-                    local = dotted_name(site.node.func)
-                    if local and local.split(".")[0] in index.aliases:
-                        calls.append(index.resolve(site.node.func))
             summary.functions[func.name] = FunctionFacts(
                 os.path.abspath(index.path),
                 func.name,
                 tuple(variable_records_of(index, reached, func)),
-                tuple(calls),
+                tuple(_imported_calls(index, reached)),
                 started_job(index, [func]),
                 built[:4] if (built := operator_factory(index, func)) is not None else None,
                 _construction_settings(built[4]) if built is not None and built[4] is not None else (),
                 _imported_task_id(index, built),
+                _handed_callable(index, func, built[4]) if built is not None and built[4] is not None else None,
             )
     for cls in index.tree.body:
         if isinstance(cls, ast.ClassDef):
@@ -58,6 +53,43 @@ def summarise_index(index: ModuleIndex) -> ModuleSummary:
                 _method_facts(index, cls) if "Variable" in index.source_text or index.self_attribute_sets else (),
             )
     return summary
+
+
+def _imported_calls(index, functions) -> list[str]:
+    """Qualified names of the imported functions that ``functions`` call."""
+    calls = []
+    for func in functions:
+        for site in index.calls_by_function.get(func, ()):
+            local = dotted_name(site.node.func)
+            if local and local.split(".")[0] in index.aliases:
+                calls.append(index.resolve(site.node.func))
+    return calls
+
+
+def _handed_callable(index, factory, built: ast.Call) -> FunctionFacts | str | None:
+    """The ``python_callable`` a factory's operator construction is handed, when the factory's
+    module provides it (see ``FunctionFacts.returns_callable``): a module-level function of its
+    own, as that operator runs it, or the qualified name of one it imports. A parameter of the
+    factory (the caller's function) or a name the factory binds itself is left alone."""
+    kw = keyword(built, "python_callable")
+    name = dotted_name(kw.value) if kw is not None else None
+    if not name:
+        return None
+    root = name.split(".")[0]
+    if root in parameter_names(factory) or index.assigned_values(factory, root):
+        return None
+    if "." not in name:
+        own = [f for f in index.functions_by_name.get(name, ()) if f in index.tree.body]
+        if len(own) == 1:
+            func = own[0]
+            reached = index.reached_from(func)
+            records = []
+            for record in variable_records_of(index, reached, func):
+                # a key the callable takes from its caller: what the construction hands over
+                records.extend(keys_from_callers(record, [built], index) if record.key_from_caller else [record])
+            calls = _imported_calls(index, reached)
+            return FunctionFacts(os.path.abspath(index.path), func.name, tuple(records), tuple(calls))
+    return index.resolve(kw.value) if root in index.aliases else None
 
 
 def _imported_task_id(index, built) -> str | None:

@@ -34,6 +34,8 @@ from resumable_jobs.review.index import (
     call_name,
     imported_function,
     keyword,
+    parameter_names,
+    returned_last,
     subnodes,
 )
 from resumable_jobs.review.variables import argument, function_id
@@ -368,16 +370,19 @@ Factory = tuple[str, "str | None", "str | None", "int | None", "ast.Call | None"
 
 def operator_factory(index: ModuleIndex, func: FunctionNode) -> Factory | None:
     """When ``func`` ends by returning an operator or sensor it builds
-    (``return EmrStepSensor(task_id=task_id, ...)``): the class (resolved in ``func``'s module),
+    (``return EmrStepSensor(task_id=task_id, ...)``, or a name the function binds once to it,
+    ``task = PythonOperator(...)`` then ``return task``): the class (resolved in ``func``'s module),
     the literal task id or else the parameter the task id comes from (name and position), and
     the construction. None for anything else."""
     cache = index.__dict__.setdefault("_operator_factories", {})
     if func in cache:
         return cache[func]
     found = None
-    last = func.body[-1] if func.body else None
-    if isinstance(last, ast.Return) and isinstance(last.value, ast.Call):
-        built = last.value
+    built = returned_last(func)
+    if isinstance(built, ast.Name) and built.id not in parameter_names(func):
+        values = index.assigned_values(func, built.id)
+        built = values[0] if len(values) == 1 else None
+    if isinstance(built, ast.Call):
         name = index.resolve(built.func)
         if name and (
             name.rpartition(".")[2].endswith(("Operator", "Sensor", "SensorAsync"))

@@ -1031,9 +1031,10 @@ def _tracked(key: str | None) -> bool:
 def _tasks_running(index: ModuleIndex, site: CallSite) -> tuple[str, ...]:
     """The tasks of this file that run a call of an imported helper: the task bodies that reach
     the function the call is in, or, for ``python_callable=helpers.load`` given where the
-    operator is built, that operator's task."""
-    if not site.stack:
-        return (f"{index.abspath}:{site.node.lineno}:<task>",)
+    operator is built (at module level, or in a DAG or task group function: when the file is
+    parsed), that operator's task."""
+    if not site.stack or not index.in_runtime(site.stack):  # one task per call, two on a line too
+        return (f"{index.abspath}:{site.node.lineno}:<task {site.node.col_offset}>",)
     func = site.stack[-1]
     return tuple(sorted(function_id(index, f) for f in _task_roots(index).get(func, (func,))))
 
@@ -1074,7 +1075,8 @@ def _caller_keyed(records, call: ast.Call, index: ModuleIndex) -> list[VariableR
 def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
     """(call, qualified callee) for imported functions that run in a task: called from a task
     body, or handed to an operator as ``python_callable=``
-    (``PythonOperator(python_callable=helpers.load)``); with ``stars``, also bare names the file
+    (``PythonOperator(python_callable=helpers.load)``), or to the operator an imported factory
+    builds (``make_collect()``: then the callee's facts); with ``stars``, also bare names the file
     takes from a star import of a module of the tree."""
     for site in index.calls_in_runtime():
         target = _imported_name(index, site.node.func, stars)
@@ -1086,6 +1088,12 @@ def _imported_runtime_calls(index: ModuleIndex, stars: bool = False):
             target = _imported_name(index, kw.value, stars)
             if target is not None:
                 yield site, target
+        elif (
+            (target := _imported_name(index, site.node.func, stars))
+            and not index.in_runtime(site.stack)
+            and (handed := index.project.factory_callable(index.path, target)) is not None
+        ):
+            yield site, handed  # an operator factory of another module, called when the file is parsed
 
 
 def _imported_method_calls(index: ModuleIndex, stars: bool):

@@ -51,23 +51,10 @@ _BACKFILL = """
 """
 
 #: the mover reads the position, and a helper module it runs writes it
-_MOVER_WITH_HELPER = """
-    from airflow.decorators import dag, task
-    from airflow.models import Variable
-
-    from utils.state import save_position
-
-    @dag(schedule="@hourly")
-    def feed():
-        @task
-        def pull():
-            start = Variable.get("KEY", default_var=0)
-            save_position(fetch_after(start))
-
-        pull()
-
-    feed()
-"""
+_MOVER_WITH_HELPER = _MOVER.replace(
+    "from airflow.models import Variable\n",
+    "from airflow.models import Variable\n\n    from utils.state import save_position\n",
+).replace('Variable.set("KEY", fetch_after(start))', "save_position(fetch_after(start))")
 
 _HELPER = """
     from airflow.models import Variable

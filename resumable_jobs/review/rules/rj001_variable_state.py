@@ -30,7 +30,11 @@ code or through helpers it runs, is that task instance's own state (a retry chec
 scope ``task_state_store`` already has.
 
 An offset or cursor that one task reads and moves on from run to run, and that nothing else
-reads back, is that task's own progress and reported here, whatever its key says; when another
+reads back, is that task's own progress and reported here, whatever its key says, in the DAG
+file whose task moves it on and in the helpers that file's tasks run; a write in another DAG file
+none of whose tasks read it (a backfill setting that position) is held back as uncertain, naming
+the file whose task moves it on, unless a clause above reports it on its own evidence (a key
+naming a cursor, a marker one task of its file writes and another reads). When another
 task, DAG file or a module at parse time reads it back, it is the position of shared data: a
 watermark (RJ004). A read of an unambiguous key (``cursor``, ``checkpoint``) that nothing in the
 tree writes is reported only in code; in a template (``{{ var.value.cursor }}``) it is held back

@@ -178,6 +178,36 @@ class VariableUsage:
             )
         return found
 
+    def moving_files(self, key: str | None) -> frozenset[str]:
+        """The DAG files whose tasks read the key and then write it (in one function, or in one
+        task through its helpers): the files a position is moved on in. A helper of another
+        module counts for the file of the task that runs it."""
+        if not key:
+            return frozenset()
+        known = self.__dict__.setdefault("_moving_files", {})
+        files = known.get(key)
+        if files is None:
+            movers = self.writers.get(key, set()) & self.readers.get(key, set())
+            task_movers = self._task_writers.get(key, set()) & self._task_readers.get(key, set())
+            found = {_file_of(task) for task in task_movers}
+            for record in self._records_of(key):
+                if record.function in movers:
+                    found.add(record.task_file or _file_of(record.function))
+            files = known[key] = frozenset(found)
+        return files
+
+    def moved_on_in_file_of(self, record: VariableRecord) -> bool:
+        """A task of the DAG file ``record`` runs in (its own file, the file whose task runs it
+        when it is a helper of another module, or the file of a task that reaches it) reads the
+        key and moves it on. A write in a DAG file none of whose tasks read the key (a backfill
+        copy setting the position another DAG moves on) is not that file's own progress."""
+        files = self.moving_files(record.key)
+        return (
+            _file_of(record.function) in files
+            or (record.task_file or "") in files
+            or any(_file_of(task) in files for task in record.tasks)
+        )
+
     def position_planned_from(self, key: str | None) -> bool:
         """An offset or a position in a sequence of ids that a task writes and that a module
         reads when it is parsed, or a function of another file reads: the position of data

@@ -30,7 +30,11 @@ code or through helpers it runs, is that task instance's own state (a retry chec
 scope ``task_state_store`` already has.
 
 An offset or cursor that one task reads and moves on from run to run, and that nothing else
-reads back, is that task's own progress and reported here, whatever its key says; when another
+reads back, is that task's own progress and reported here, whatever its key says, in the DAG
+file whose task moves it on and in the helpers that file's tasks run; a write in another DAG file
+none of whose tasks read it (a backfill setting that position) is held back as uncertain, naming
+the file whose task moves it on, unless a clause above reports it on its own evidence (a key
+naming a cursor, a marker one task of its file writes and another reads). When another
 task, DAG file or a module at parse time reads it back, it is the position of shared data: a
 watermark (RJ004). A read of an unambiguous key (``cursor``, ``checkpoint``) that nothing in the
 tree writes is reported only in code; in a template (``{{ var.value.cursor }}``) it is held back
@@ -48,6 +52,7 @@ Variable calls of a reconnect-or-submit ``if`` already reported as RJ003.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 from resumable_jobs.review.findings import ERROR, Finding
@@ -84,9 +89,12 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
             # writes the key for this read (a marker handed between tasks: its writes are reported)
             continue
         uncertain, own = None, False
+        progress = own_progress(usage, record.key)
+        # a task of another DAG file moves the key on and no task of this one reads it
+        elsewhere = progress and not usage.moved_on_in_file_of(record)
         if record.kind in _STATE_KINDS:
-            if own_progress(usage, record.key):
-                what = "the task's own progress, read and moved on by that task"
+            if progress and not elsewhere:
+                what = _OWN_PROGRESS
             elif record.op == "get" and not usage.written(record.key):
                 # read only: nothing in the tree writes it, so it may be configuration set by hand
                 if not is_strong(record.key) or names_configuration(record.key):
@@ -94,7 +102,9 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                 uncertain = _READ_ONLY if record.origin == "jinja" else None
                 what = record.kind.value
             elif usage.advanced_across_runs(record.key) or usage.position_planned_from(record.key):
-                continue  # an offset others read back: a watermark, RJ004
+                if not elsewhere:
+                    continue  # an offset others read back: a watermark, RJ004
+                what, uncertain = _moved_on_elsewhere(usage, record)
             else:
                 what = record.kind.value
         elif record.kind is None and usage.kept_by_its_task(record):
@@ -103,8 +113,13 @@ def check_project(facts: ProjectFacts) -> Iterator[Finding]:
                 f"the task's own state, under a key of the task instance's identity ({record.identity}), "
                 "read and written by that task"
             )
-        elif record.kind is None and own_progress(usage, record.key):
-            what = "the task's own progress, read and moved on by that task"
+        elif record.kind is None and progress and not elsewhere:
+            what = _OWN_PROGRESS
+        elif record.kind is None and elsewhere:
+            if usage.passed_between_tasks(record):
+                what = "a marker one task writes and another reads"
+            else:
+                what, uncertain = _moved_on_elsewhere(usage, record)
         elif record.kind is None and (
             usage.date_kept_across_runs(record.key)
             or usage.advanced_across_runs(record.key)
@@ -130,6 +145,24 @@ _READ_ONLY = (
     "a template read of a key nothing in the reviewed tree writes: a templated field usually "
     "reads configuration, set by hand (the UI, the CLI, a deployment script)"
 )
+
+
+_OWN_PROGRESS = "the task's own progress, read and moved on by that task"
+
+
+def _moved_on_elsewhere(usage, record: VariableRecord) -> tuple[str, str]:
+    """What is known of a write of an own-progress key in a DAG file none of whose tasks read
+    it (a backfill copy setting the position another DAG's task moves on), and why it is held
+    back: it is not this file's task's progress, and whether it races the other DAG's runs is
+    not shown."""
+    files = ", ".join(sorted(os.path.basename(f) for f in usage.moving_files(record.key)))
+    return (
+        f"a position a task of {files} reads and moves on",
+        (
+            f"written here; a task of {files} reads it and moves it on: not the progress of a task of "
+            "this file, which may set that position for the other DAG (a backfill, a reset)"
+        ),
+    )
 
 
 def own_progress(usage, key: str | None) -> bool:

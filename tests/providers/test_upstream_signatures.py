@@ -21,6 +21,11 @@ import pytest
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "providers"
 SECTION = "## Differences from upstream's signature"
 NO_NAME = "-"  # the name cell of rows about the class as a whole (colours, link order)
+#: Differences that depend on the upstream release installed: AIP-103's ``durable`` parameter,
+#: which upstream operators take in their newer releases (the Google provider's
+#: ``BigQueryInsertJobOperator`` does in 22.8, not in 22.1). A doc row for one of these is not
+#: stale when the installed upstream operator has the parameter; it is still required when not.
+UPSTREAM_RELEASE_DEPENDENT = frozenset({("parameter only here", "durable")})
 
 OPERATORS = [
     pytest.param(
@@ -177,11 +182,12 @@ def documented(family: str, operator: str) -> dict[tuple[str, str], str]:
 
 @pytest.mark.parametrize(("family", "ours", "upstream"), OPERATORS)
 def test_every_difference_from_upstream_is_documented_and_nothing_more(family, ours, upstream):
-    ours_class = _load(ours)
-    actual = differences(ours_class, _load(upstream))
+    ours_class, upstream_class = _load(ours), _load(upstream)
+    actual = differences(ours_class, upstream_class)
     rows = documented(family, ours_class.__name__)
     undocumented = sorted(actual - set(rows))
-    stale = sorted(set(rows) - actual)
+    shared_since = {row for row in UPSTREAM_RELEASE_DEPENDENT if row[1] in init_parameters(upstream_class)}
+    stale = sorted(set(rows) - actual - shared_since)
     assert not undocumented, f"differences from upstream missing from docs/providers/{family}.md: {undocumented}"
     assert not stale, f"docs/providers/{family}.md lists differences that no longer exist: {stale}"
     for key, why in rows.items():

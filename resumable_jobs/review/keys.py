@@ -16,7 +16,9 @@ usage (for example "read and written by a task") where the name alone is not eno
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import Enum
+from functools import wraps
 from itertools import pairwise
 
 __all__ = [
@@ -124,6 +126,26 @@ _KINDS: dict[str, KeyKind | None] = {}
 _CACHE_SIZE = 4096
 
 
+def _memoized(predicate: Callable[[str], bool]) -> Callable[[str | None], bool]:
+    """``predicate`` answered once per key (False for no key), from a table emptied like the
+    ones above. Why: rules ask the same few questions of the same keys in file after file,
+    and each answer splits the key into words and builds sets again."""
+    table: dict[str, bool] = {}
+
+    @wraps(predicate)
+    def memoized(key: str | None) -> bool:
+        if not key:
+            return False
+        found = table.get(key)
+        if found is None:
+            if len(table) > _CACHE_SIZE:
+                table.clear()
+            found = table[key] = predicate(key)
+        return found
+
+    return memoized
+
+
 def _classify(key: str) -> KeyKind | None:
     ws = words(key)
     present = set(ws)
@@ -159,6 +181,7 @@ _WHICH_RUN_WORDS = frozenset({"success", "successful", "run"})
 _PLACE_WORDS = frozenset({"dir", "directory", "path", "folder", "uri", "url", "file", "location", "prefix"})
 
 
+@_memoized
 def names_which_run_only(key: str | None) -> bool:
     """A watermark by name only because it says "the last (successful) run"
     (``last_successful_harvest_run``), with no word for a time or for how far it got."""
@@ -171,6 +194,7 @@ def names_which_run_only(key: str | None) -> bool:
     return after & _PROGRESS_WORDS <= _WHICH_RUN_WORDS
 
 
+@_memoized
 def names_a_place(name: str | None) -> bool:
     """A name whose last word is a place (``run_dir``, ``latest_export_path``)."""
     ws = words(name) if name else []
@@ -181,6 +205,7 @@ def names_a_place(name: str | None) -> bool:
 _DATE_WORDS = frozenset({"date", "datetime", "day", "dt", "ts", "time", "timestamp"}) | _PERIOD_WORDS
 
 
+@_memoized
 def names_a_date(key: str | None) -> bool:
     """A key naming a date or a time, and not a count of something (``days_count``)."""
     if not key:
@@ -198,6 +223,7 @@ _ID_POSITION_WORDS = frozenset(
 )
 
 
+@_memoized
 def names_an_offset(key: str | None) -> bool:
     """An offset, or a position in a sequence of ids (``send_from_id``, ``last_loaded_id``):
     read and moved on by a task it is progress from run to run. An external job id
@@ -246,6 +272,7 @@ def _names_last_thing(ws: list[str]) -> bool:
     return bool(rest) and rest.isdisjoint(_TIME_WORDS | _PROGRESS_WORDS | _COUNT_WORDS)
 
 
+@_memoized
 def abbreviates_a_watermark(key: str | None) -> bool:
     """A key with ``wm`` as a whole word (``wm_orders``, ``f"wm_{table}"``, ``ordersWm``; not
     ``wmata_station`` or ``swm_level``) that names no other kind of state. The name alone is not
@@ -253,6 +280,7 @@ def abbreviates_a_watermark(key: str | None) -> bool:
     return bool(key) and not _WATERMARK_ABBREVIATIONS.isdisjoint(words(key)) and classify(key) is None
 
 
+@_memoized
 def is_strong(key: str | None) -> bool:
     """True when the key's name alone leaves no doubt it holds per-run state."""
     return bool(key) and bool(set(words(key)) & _STRONG_WORDS)
@@ -266,21 +294,11 @@ _SWITCH_WORDS = frozenset(
 )
 
 
+@_memoized
 def names_a_switch(key: str | None) -> bool:
     """A key naming a feature switch or a mode (``enable_checkpointing``, ``skip_offset_reset``);
     never one that names an external job id (``use_last_run_id`` holds an id)."""
-    if not key:
-        return False
-    found = _SWITCHES.get(key)
-    if found is None:
-        if len(_SWITCHES) > _CACHE_SIZE:
-            _SWITCHES.clear()
-        found = _SWITCHES[key] = not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
-    return found
-
-
-#: memo table of :func:`names_a_switch`, emptied like the others
-_SWITCHES: dict[str, bool] = {}
+    return not _SWITCH_WORDS.isdisjoint(words(key)) and classify(key) is not KeyKind.JOB_ID
 
 
 #: last words that make a key the name of a place or a setting (``checkpoint_bucket``,
@@ -294,6 +312,7 @@ _CONFIGURATION_NOUNS = frozenset(
 )
 
 
+@_memoized
 def names_configuration(key: str | None) -> bool:
     """A key whose last word names a place or a setting (``checkpoint_bucket``): configuration
     a task reads, even when an earlier word names run state."""
@@ -306,6 +325,7 @@ def names_configuration(key: str | None) -> bool:
 _PROGRESS_WORDS_OF_STATE = frozenset({"state", "progress", "position", "pointer", "marker"})
 
 
+@_memoized
 def names_progress(key: str | None) -> bool:
     """A key naming a task's state or progress (``pipeline_state``, ``sync_progress``): run state
     when one task reads it and writes it back, through helpers or not."""

@@ -500,8 +500,9 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
             stack = index.stack_of(call)  # an operator factory's construction: the factory's names
             # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
             for value in [*call.args, *(kw.value for kw in call.keywords)]:
-                if follow and value.__class__ is ast.Name:
-                    # a template held in a name bound once (``step_id = f"{{{{ ti.xcom_pull(...) }}}}"``)
+                if follow and value.__class__ is ast.Name and value.id not in index.functions_by_name:
+                    # a template held in a name bound once (``step_id = f"{{{{ ti.xcom_pull(...) }}}}"``);
+                    # a function's name (``python_callable=is_done``) holds none
                     bound = bound_once(index, value.id, stack)
                     if isinstance(bound, (ast.Constant, ast.JoinedStr)):
                         value = bound

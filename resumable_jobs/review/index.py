@@ -285,6 +285,40 @@ class ModuleIndex:
         self.project = project if project is not None else EMPTY_PROJECT
         self.source_text = source
         self._lines = source.splitlines()
+        self._record_tree(tree)
+        #: the last name of every call in the file; rules use it to skip files cheaply
+        self.called_names = frozenset(self._call_names)
+        self.functions_by_name: dict[str, list[FunctionNode]] = {}
+        for func in self.functions:
+            self.functions_by_name.setdefault(func.name, []).append(func)
+        self.classes_by_name = {cls.name: cls for cls in self.classes}
+        #: calls made directly in each function (not in functions nested in it)
+        self.calls_by_function: dict[FunctionNode, list[CallSite]] = {}
+        for site in self.calls:
+            if site.stack:
+                self.calls_by_function.setdefault(site.stack[-1], []).append(site)
+        self.runtime_functions = self._find_runtime_functions()
+
+    # -- the walk -------------------------------------------------------------------------
+
+    def _record_tree(self, tree: ast.Module) -> None:
+        """Walk the tree once and keep what the walk records (see :meth:`_walk`).
+
+        A hand-made tree (not from ast.parse) may lack fields the walk reads from ``__dict__``:
+        its fields are filled in (:func:`_fill_fields`) and the walk starts again from empty
+        records. Catching that here, once per file, and not per node keeps the walk's loop short.
+        """
+        try:
+            self._start_records()
+            self._walk(tree, (), None)
+        except KeyError:
+            if not _fill_fields(tree):
+                raise
+            self._start_records()
+            self._walk(tree, (), None)
+
+    def _start_records(self) -> None:
+        """Empty records for the walk to fill."""
         #: local name -> fully qualified name, from every import in the file
         self.aliases: dict[str, str] = {}
         #: module-level ``NAME = "text"`` constants
@@ -310,21 +344,6 @@ class ModuleIndex:
         self.bindings: dict[FunctionNode, dict[str, list[ast.AST]]] = {}
         self._task_decorators: dict[FunctionNode, str | None] = {}
         self._call_names: set[str] = set()
-        self._walk(tree, (), None)
-        #: the last name of every call in the file; rules use it to skip files cheaply
-        self.called_names = frozenset(self._call_names)
-        self.functions_by_name: dict[str, list[FunctionNode]] = {}
-        for func in self.functions:
-            self.functions_by_name.setdefault(func.name, []).append(func)
-        self.classes_by_name = {cls.name: cls for cls in self.classes}
-        #: calls made directly in each function (not in functions nested in it)
-        self.calls_by_function: dict[FunctionNode, list[CallSite]] = {}
-        for site in self.calls:
-            if site.stack:
-                self.calls_by_function.setdefault(site.stack[-1], []).append(site)
-        self.runtime_functions = self._find_runtime_functions()
-
-    # -- the walk -------------------------------------------------------------------------
 
     def _walk(self, root: ast.AST, stack: tuple[FunctionNode, ...], cls: ast.ClassDef | None) -> None:
         """Record the nodes of one scope (the module, a function, a class body), in source order.
@@ -348,32 +367,25 @@ class ModuleIndex:
         while True:
             # Push the children last to first, so that they are popped first to last. Fields are
             # read from the node's __dict__ (a third faster than getattr); ast.parse sets every
-            # field, and _fill_fields() fills in any that a hand-made node left out.
-            mark = len(work)
-            try:
-                attributes = node.__dict__
-                for name in fields_of[node.__class__]:
-                    value = attributes[name]
-                    if value.__class__ is list:
-                        for item in reversed(value):
+            # field, and a hand-made node that lacks one raises KeyError (see _record_tree).
+            attributes = node.__dict__
+            for name in fields_of[node.__class__]:
+                value = attributes[name]
+                if value.__class__ is list:
+                    for item in reversed(value):
+                        step = steps.get(item.__class__)
+                        while step.__class__ is str:  # through ``keyword``, ``Attribute``, ``Expr``...
+                            item = item.__dict__[step]
                             step = steps.get(item.__class__)
-                            while step.__class__ is str:  # through ``keyword``, ``Attribute``, ``Expr``...
-                                item = item.__dict__[step]
-                                step = steps.get(item.__class__)
-                            if step:
-                                push(item)
-                    else:
-                        step = steps.get(value.__class__)
-                        while step.__class__ is str:
-                            value = value.__dict__[step]
-                            step = steps.get(value.__class__)
                         if step:
-                            push(value)
-            except KeyError:
-                del work[mark:]
-                if not _fill_fields(node):
-                    raise
-                continue  # the same node again, now with every field
+                            push(item)
+                else:
+                    step = steps.get(value.__class__)
+                    while step.__class__ is str:
+                        value = value.__dict__[step]
+                        step = steps.get(value.__class__)
+                    if step:
+                        push(value)
             while work:
                 node = pop()
                 handler = handlers.get(node.__class__)
@@ -554,10 +566,11 @@ class ModuleIndex:
                 or (imports_airflow and not method and _takes_task_context(func))
             ):
                 runtime.add(func)
-        for site in self.calls:
-            kw = keyword(site.node, "python_callable")
-            if kw is not None and isinstance(kw.value, ast.Name):
-                runtime.update(self.functions_by_name.get(kw.value.id, ()))
+        if "python_callable" in self.source_text:  # a text search costs less than a look at every call
+            for site in self.calls:
+                kw = keyword(site.node, "python_callable")
+                if kw is not None and isinstance(kw.value, ast.Name):
+                    runtime.update(self.functions_by_name.get(kw.value.id, ()))
         return frozenset(self._follow_helpers(runtime))
 
     def _follow_helpers(self, runtime: set[FunctionNode]) -> set[FunctionNode]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 from itertools import pairwise
+from operator import methodcaller
 
 from resumable_jobs.review.index import CallSite, FunctionNode, ModuleIndex, call_name, subnodes
 from resumable_jobs.review.jobstart import JOB_START_METHODS
@@ -75,6 +76,8 @@ def reconnect_ifs(index: ModuleIndex) -> list[ReconnectIf]:
 _LISTING = frozenset({"list", "find", "search"})
 #: a call name whose first word is a listing verb (``list_jobs``), as prefixes for a cheap test
 _LISTING_PREFIXES = tuple(f"{verb}_" for verb in sorted(_LISTING))
+#: that test as one C-level call per name (it runs over every called name of every file)
+_starts_a_listing = methodcaller("startswith", _LISTING_PREFIXES)
 #: what a listing must be about: jobs, runs, pods and the like, not files or search results
 _JOB_NOUNS = frozenset(
     {"job", "jobs", "run", "runs", "pod", "pods", "application", "applications", "step", "steps"}
@@ -95,7 +98,8 @@ def _other_lookups(index: ModuleIndex) -> dict[ast.Call, str]:
     if (
         "xcom_pull" not in names
         and names.isdisjoint(_XCOM_READS)
-        and not any(n in _LISTING or n.startswith(_LISTING_PREFIXES) for n in names)
+        and names.isdisjoint(_LISTING)
+        and not any(map(_starts_a_listing, names))
         and not in_operators
     ):
         return {}

@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from enum import Enum
-from functools import wraps
 from itertools import pairwise
 
 __all__ = [
@@ -126,24 +125,28 @@ _KINDS: dict[str, KeyKind | None] = {}
 _CACHE_SIZE = 4096
 
 
-def _memoized(predicate: Callable[[str], bool]) -> Callable[[str | None], bool]:
-    """``predicate`` answered once per key (False for no key), from a table emptied like the
-    ones above. Why: rules ask the same few questions of the same keys in file after file,
-    and each answer splits the key into words and builds sets again."""
-    table: dict[str, bool] = {}
+class _Answers(dict):
+    """A predicate's answers by key, each worked out once (on the first miss) and emptied like
+    the tables above. Why: rules ask the same few questions of the same keys in file after
+    file, and each answer splits the key into words and builds sets again. The predicate is
+    called through the table's ``__getitem__``, a lookup in C with no Python frame on a hit."""
 
-    @wraps(predicate)
-    def memoized(key: str | None) -> bool:
-        if not key:
-            return False
-        found = table.get(key)
-        if found is None:
-            if len(table) > _CACHE_SIZE:
-                table.clear()
-            found = table[key] = predicate(key)
+    __slots__ = ("predicate",)
+
+    def __init__(self, predicate: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.predicate = predicate
+
+    def __missing__(self, key: str | None) -> bool:
+        if len(self) > _CACHE_SIZE:
+            self.clear()
+        found = self[key] = bool(key) and self.predicate(key)
         return found
 
-    return memoized
+
+def _memoized(predicate: Callable[[str], bool]) -> Callable[[str | None], bool]:
+    """``predicate`` answered once per key (False for no key): see :class:`_Answers`."""
+    return _Answers(predicate).__getitem__
 
 
 def _classify(key: str) -> KeyKind | None:

@@ -59,7 +59,7 @@ _WATERMARK_ABBREVIATIONS = frozenset({"wm"})
 _RECENCY_WORDS = frozenset({"last", "latest", "max", "prev", "previous"})
 #: calendar units that say which period a key holds (``last_report_week``, ``current_season``):
 #: after a recency word they make a last-processed time, like ``date`` or ``ts`` do
-_PERIOD_WORDS = frozenset({"week", "month", "year", "quarter", "season", "hour"})
+_PERIOD_WORDS = frozenset({"week", "month", "year", "quarter", "season", "hour", "minute"})
 _PROGRESS_WORDS = _PERIOD_WORDS | frozenset(
     {
         "at",

@@ -249,6 +249,11 @@ def format_template(node: ast.AST) -> str | None:
     return None
 
 
+#: an operator's arguments whose function runs in its task, on every try: the callable it
+#: runs, and the hooks BaseOperator runs just before and after ``execute``
+TASK_CALLABLE_KEYWORDS = frozenset({"python_callable", "pre_execute", "post_execute"})
+
+
 def keyword(call: ast.Call, name: str) -> ast.keyword | None:
     for kw in call.keywords:
         if kw.arg == name:
@@ -566,11 +571,12 @@ class ModuleIndex:
                 or (imports_airflow and not method and _takes_task_context(func))
             ):
                 runtime.add(func)
-        if "python_callable" in self.source_text:  # a text search costs less than a look at every call
+        text = self.source_text
+        if "python_callable" in text or "_execute" in text:  # a text search costs less than a look at every call
             for site in self.calls:
-                kw = keyword(site.node, "python_callable")
-                if kw is not None and isinstance(kw.value, ast.Name):
-                    runtime.update(self.functions_by_name.get(kw.value.id, ()))
+                for kw in site.node.keywords:
+                    if kw.arg in TASK_CALLABLE_KEYWORDS and isinstance(kw.value, ast.Name):
+                        runtime.update(self.functions_by_name.get(kw.value.id, ()))
         return frozenset(self._follow_helpers(runtime))
 
     def _follow_helpers(self, runtime: set[FunctionNode]) -> set[FunctionNode]:

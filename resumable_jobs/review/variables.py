@@ -29,10 +29,11 @@ import re
 import zlib
 from collections import namedtuple
 
-from resumable_jobs.review.facts import FunctionFacts
+from resumable_jobs.review.facts import FunctionFacts, plugin_class_name
 from resumable_jobs.review.index import (
     CallSite,
     FunctionNode,
+    RUNTIME_METHODS,
     ModuleIndex,
     call_name,
     dotted_name,
@@ -958,12 +959,16 @@ def _strings(node: ast.AST, index: ModuleIndex | None = None):
 def _helper_records(index: ModuleIndex) -> list[VariableRecord]:
     """Variable calls in helpers of other modules that a task of this file calls."""
     stars = "import *" in index.source_text
-    if not index.imports_local_code and not stars:
+    if not index.imports_local_code and not stars and not _imports_plugin_classes(index):
         return []  # no name of the file leads to another module of the tree
     project = index.project
     found: list[VariableRecord] = []
     seen: set[tuple[str, str]] = set()
-    for site, qualified in [*_imported_runtime_calls(index, stars), *_imported_method_calls(index, stars)]:
+    for site, qualified in [
+        *_imported_runtime_calls(index, stars),
+        *_imported_method_calls(index, stars),
+        *_imported_operator_methods(index, stars),
+    ]:
         todo = [(index.path, qualified)]
         while todo:
             importer, qualified = todo.pop()
@@ -1116,6 +1121,32 @@ def _imported_method_calls(index: ModuleIndex, stars: bool):
         facts = index.class_facts(qualified) if qualified else None
         for method in facts.methods if facts is not None else ():
             if method.name == f"{facts.name}.{name}":
+                yield site, method
+
+
+def _imports_plugin_classes(index: ModuleIndex) -> bool:
+    """Whether the file imports a class through Airflow 1's plugin namespace
+    (``from airflow.operators.flags_plugin import DoneSensor``): a class of ``plugins/``."""
+    text = index.source_text
+    if "airflow.operators." not in text and "airflow.sensors." not in text:
+        return False
+    return any(plugin_class_name(qualified) for qualified in index.aliases.values())
+
+
+def _imported_operator_methods(index: ModuleIndex, stars: bool):
+    """(call, method facts) for the methods Airflow runs in the task of an operator the file
+    builds from a class of another module of the tree (``DoneSensor(task_id="wait")`` with the
+    class in ``plugins/``): its ``execute`` or ``poke``. They are that task's code, as they are
+    for a class written in the DAG file itself. A call with no ``task_id`` builds no task."""
+    for site in index.calls:
+        target = site.node.func
+        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        if not name[:1].isupper() or keyword(site.node, "task_id") is None or index.in_runtime(site.stack):
+            continue
+        qualified = _imported_name(index, target, stars)
+        facts = index.class_facts(qualified) if qualified else None
+        for method in facts.methods if facts is not None else ():
+            if method.name.rpartition(".")[2] in RUNTIME_METHODS:
                 yield site, method
 
 

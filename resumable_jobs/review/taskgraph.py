@@ -94,11 +94,16 @@ class TaskNode:
         return self.overrides.get(name) or self.keyword(name)
 
     def keyword(self, name: str) -> ast.keyword | None:
-        for call in self.calls:
-            kw = keyword(call, name)
-            if kw is not None:
-                return kw
-        return None
+        """The keyword ``name`` of the first call of the chain that passes it."""
+        table = self.__dict__.get("_keywords")
+        if table is None:  # rules ask a task for many keywords: one pass over its calls
+            table = {}
+            for call in self.calls:
+                for kw in call.keywords:
+                    if kw.arg is not None and kw.arg not in table:
+                        table[kw.arg] = kw
+            self.__dict__["_keywords"] = table
+        return table.get(name)
 
     @property
     def label(self) -> str:
@@ -355,6 +360,8 @@ class _ScopeReader:
         """Using another task's output makes it upstream, as Airflow does for XComArgs."""
         for call in task.calls:
             for arg in [*call.args, *(kw.value for kw in call.keywords)]:
+                if arg.__class__ is ast.Constant:  # most arguments: nothing inside
+                    continue
                 for sub in _walk_outside_tasks(arg, self.by_call, task.call):
                     if isinstance(sub, ast.Call) and sub in self.by_call:
                         self.graph.add_edge(self.by_call[sub], task, data=True)
@@ -443,7 +450,7 @@ def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
     while work:
         statement = work.pop()
         found.append(statement)
-        if statement.__class__ in _SCOPES:
+        if statement.__class__ not in _BLOCKS:  # most statements hold no statements
             continue
         inner: list[ast.stmt] = []
         for field_name in ("body", "orelse", "finalbody"):
@@ -456,7 +463,11 @@ def _scope_statements(scope: ast.AST) -> list[ast.stmt]:
     return found
 
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: statements that hold statements the scope runs (not functions or classes: their own scopes)
+_BLOCKS = frozenset(
+    {ast.With, ast.AsyncWith, ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try}
+    | ({ast.TryStar} if hasattr(ast, "TryStar") else set())
+)
 
 
 def _walk_outside_tasks(node: ast.AST, tasks: dict[ast.Call, TaskNode], own: ast.Call) -> list[ast.AST]:

@@ -360,7 +360,12 @@ class _ScopeReader:
         """Using another task's output makes it upstream, as Airflow does for XComArgs."""
         for call in task.calls:
             for arg in [*call.args, *(kw.value for kw in call.keywords)]:
-                if arg.__class__ is ast.Constant:  # most arguments: nothing inside
+                kind = arg.__class__
+                if kind is ast.Constant:  # most arguments: nothing inside
+                    continue
+                if kind is ast.Name:  # a name alone: a task it is bound to, if any
+                    for upstream in self.bindings.get(arg.id, ()):
+                        self.graph.add_edge(upstream, task, data=True)
                     continue
                 for sub in _walk_outside_tasks(arg, self.by_call, task.call):
                     if isinstance(sub, ast.Call) and sub in self.by_call:
@@ -511,6 +516,11 @@ def pulled_task_ids(index: ModuleIndex, sensor: TaskNode) -> frozenset[str]:
             stack = index.stack_of(call)  # an operator factory's construction: the factory's names
             # keywords, and positional arguments (an operator factory's ``watch(cluster, "{{ ... }}")``)
             for value in [*call.args, *(kw.value for kw in call.keywords)]:
+                if value.__class__ is ast.Constant:  # most arguments: a template or nothing
+                    text = value.value
+                    if text.__class__ is str and "xcom_pull" in text:
+                        ids.update(_QUOTED.findall(text))
+                    continue
                 if follow and value.__class__ is ast.Name and value.id not in index.functions_by_name:
                     # a template held in a name bound once (``step_id = f"{{{{ ti.xcom_pull(...) }}}}"``);
                     # a function's name (``python_callable=is_done``) holds none

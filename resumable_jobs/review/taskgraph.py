@@ -218,8 +218,9 @@ class _ScopeReader:
                         nodes = self._operand(item.context_expr)
                         if nodes:
                             self.bindings[item.optional_vars.id] = nodes
-        for statement in statements:
-            self._override(statement)
+        if self.index.attribute_sets or self.index.self_attribute_sets:  # ``task.attr = value`` in the file
+            for statement in statements:
+                self._override(statement)
         for node in self.graph.nodes:
             self._data_edges(node)
         self._dependencies()

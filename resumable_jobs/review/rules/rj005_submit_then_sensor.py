@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from functools import lru_cache
 
 from resumable_jobs.review.findings import ADVICE, WARNING, Finding
 from resumable_jobs.review.index import (
@@ -306,6 +307,7 @@ class _SensorLinks:
         return found
 
 
+@lru_cache(maxsize=4096)  # a class name's answer never changes; the same classes come back file after file
 def _service(qualified: str | None) -> str | None:
     """The service module of a provider's operator or sensor (``batch`` for
     ``airflow.providers.amazon.aws.sensors.batch.BatchSensor``), None for other classes."""
@@ -369,6 +371,7 @@ _GENERIC_SENSORS = frozenset({"python", "bash", "sql", "http", "base", "filesyst
 _KIND_VERBS = ("Start", "Create", "Submit", "Run", "Trigger", "Execute")
 
 
+@lru_cache(maxsize=4096)
 def _job_kind(qualified: str | None) -> tuple[str, str] | None:
     """(service, job noun) of a provider's operator or sensor: ``SageMakerTrainingOperator``
     and ``SageMakerTrainingSensor`` are both ("sagemaker", "SageMakerTraining");

@@ -31,9 +31,9 @@ from collections import namedtuple
 
 from resumable_jobs.review.facts import FunctionFacts, plugin_class_name
 from resumable_jobs.review.index import (
+    RUNTIME_METHODS,
     CallSite,
     FunctionNode,
-    RUNTIME_METHODS,
     ModuleIndex,
     call_name,
     dotted_name,

@@ -27,9 +27,7 @@ def _hand_made() -> ast.Module:
         body=[ast.Expr(value=call)],
         decorator_list=[],
     )
-    module = ast.Module(
-        body=[ast.ImportFrom(module="airflow.sdk", names=[ast.alias(name="Variable")], level=0), func]
-    )
+    module = ast.Module(body=[ast.ImportFrom(module="airflow.sdk", names=[ast.alias(name="Variable")], level=0), func])
     return ast.fix_missing_locations(module)
 
 

@@ -16,7 +16,14 @@ import ast
 import os
 
 from resumable_jobs.review.facts import ClassFacts, FunctionFacts, ModuleSummary
-from resumable_jobs.review.index import ModuleIndex, dotted_name, keyword, module_star_imports, parameter_names
+from resumable_jobs.review.index import (
+    ModuleIndex,
+    call_name,
+    dotted_name,
+    keyword,
+    module_star_imports,
+    parameter_names,
+)
 from resumable_jobs.review.jobstart import started_job
 from resumable_jobs.review.taskgraph import operator_factory
 from resumable_jobs.review.variables import keys_from_callers, variable_records_of
@@ -130,7 +137,7 @@ def _imported_helper_calls(index, functions) -> list[str]:
         cls = index.owner_class.get(func)
         for site in index.calls_by_function.get(func, ()) if cls is not None else ():
             target = site.node.func
-            called = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            called = call_name(site.node) or ""
             if called[:1].isupper():  # ``Keeper(context)``, ``state.Keeper(context)``: its ``__init__``
                 built, name = site.node, "__init__"
             elif (

@@ -1108,7 +1108,7 @@ def _imported_method_calls(index: ModuleIndex, stars: bool):
     ``__init__`` of such a class that task code builds an instance of (``Extractor(context)``)."""
     for site in index.calls_in_runtime():
         target = site.node.func
-        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        name = call_name(site.node) or ""
         if name[:1].isupper():  # a class's name: building an instance runs its ``__init__``
             built, name = site.node, "__init__"
         elif not isinstance(target, ast.Attribute) or name.startswith("__"):
@@ -1140,7 +1140,7 @@ def _imported_operator_methods(index: ModuleIndex, stars: bool):
     for a class written in the DAG file itself. A call with no ``task_id`` builds no task."""
     for site in index.calls:
         target = site.node.func
-        name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+        name = call_name(site.node) or ""
         if not name[:1].isupper() or keyword(site.node, "task_id") is None or index.in_runtime(site.stack):
             continue
         qualified = _imported_name(index, target, stars)
